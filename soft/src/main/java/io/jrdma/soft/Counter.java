@@ -1,0 +1,50 @@
+package io.jrdma.soft;
+
+/** The soft device's counters, named as kernel rxe's hw_counters and the IB port counters. */
+public enum Counter {
+    /** Packets sent (rxe sent_pkts). */
+    SENT_PKTS("sent_pkts"),
+    /** Packets received and accepted for processing (rxe rcvd_pkts). */
+    RCVD_PKTS("rcvd_pkts"),
+    /** Duplicate requests seen by a responder (rxe duplicate_request). */
+    DUPLICATE_REQUEST("duplicate_request"),
+    /** Requests whose PSN was ahead of the expected one (rxe out_of_seq_request). */
+    OUT_OF_SEQ_REQUEST("out_of_seq_request"),
+    /** RNR NAKs received by a requester (rxe rcvd_rnr_err). */
+    RCVD_RNR_ERR("rcvd_rnr_err"),
+    /** RNR NAKs sent by a responder (rxe send_rnr_err). */
+    SEND_RNR_ERR("send_rnr_err"),
+    /** PSN sequence error NAKs received by a requester (rxe rcvd_seq_err). */
+    RCVD_SEQ_ERR("rcvd_seq_err"),
+    /** Retransmissions started by the local ACK timeout (rxe completer_retry_err). */
+    COMPLETER_RETRY_ERR("completer_retry_err"),
+    /** Work requests failed because retry_cnt ran out (rxe retry_exceeded_err). */
+    RETRY_EXCEEDED_ERR("retry_exceeded_err"),
+    /** Work requests failed because rnr_retry ran out (rxe retry_rnr_exceeded_err). */
+    RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
+    /** Send or write packets retransmitted (go-back-N). */
+    RETRANSMITTED_PKTS("retransmitted_pkts"),
+    /** Packets dropped because the ICRC did not verify. */
+    ICRC_ERR("icrc_err"),
+    /** Received datagrams dropped for any other reason (malformed, unknown QP, wrong state, wrong source). */
+    RCVD_DROPPED("rcvd_dropped"),
+    /** Datagrams the kernel refused to send. */
+    SEND_ERR("send_err"),
+    /** Bytes of IB packets sent (the IB port counter counts 4-byte words; this counts bytes). */
+    PORT_XMIT_DATA("port_xmit_data"),
+    /** Bytes of IB packets received. */
+    PORT_RCV_DATA("port_rcv_data"),
+    /** Completion queue overruns. */
+    CQ_OVERRUN("cq_overrun");
+
+    private final String rxeName;
+
+    Counter(String rxeName) {
+        this.rxeName = rxeName;
+    }
+
+    /** The counter's name as rxe (or the IB port counters) spell it. */
+    public String rxeName() {
+        return rxeName;
+    }
+}

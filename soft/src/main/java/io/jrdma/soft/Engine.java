@@ -1,0 +1,339 @@
+package io.jrdma.soft;
+
+import io.jrdma.soft.link.UdpLink;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.wire.Bth;
+import io.jrdma.wire.Icrc;
+import io.jrdma.wire.Opcode;
+import io.jrdma.wire.Transport;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The soft device's engine: one pass of {@link #doWork} receives a batch of datagrams and dispatches each to its
+ * QP's responder or completer, lets every QP's requester and responder transmit, and runs the timers. It runs
+ * either on the callers' threads ({@link Threading#INVOKER}) or on its own thread ({@link Threading#DEDICATED}).
+ *
+ * <p>The lock serialises engine passes with control-path changes (modify, create, destroy, deregister); posting
+ * and polling never take it.
+ */
+final class Engine implements AutoCloseable {
+
+    private static final int RX_BATCH = 64;
+    private static final int SPINS = 200;
+    private static final int YIELDS = 100;
+    private static final long MAX_SLEEP_NS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    final ReentrantLock lock = new ReentrantLock();
+    final UdpLink link;
+    final Counters counters = new Counters();
+    final MemorySegment tx;
+    private final ByteBuffer txBuffer;
+    private final MemorySegment rx;
+    private final ByteBuffer rxBuffer;
+    private final Icrc icrc = new Icrc();
+    private final NanoClock clock;
+    private final Threading threading;
+    private final int localIp;
+    volatile PacketTap tap;
+
+    private final SoftQp[] qpBySlot = new SoftQp[SoftLimits.MAX_QP];
+    private SoftQp[] live = new SoftQp[8];
+    private int liveCount;
+
+    private Thread thread;
+    private volatile boolean running;
+    private volatile boolean sleeping;
+    private volatile boolean doorbellRung;
+
+    Engine(UdpLink link, NanoClock clock, Threading threading, PacketTap tap) {
+        this.link = link;
+        this.clock = clock;
+        this.threading = threading;
+        this.tap = tap;
+        this.localIp = link.localIp();
+        txBuffer = ByteBuffer.allocateDirect(SoftLimits.MAX_PACKET);
+        tx = MemorySegment.ofBuffer(txBuffer);
+        rxBuffer = ByteBuffer.allocateDirect(65536);
+        rx = MemorySegment.ofBuffer(rxBuffer);
+    }
+
+    boolean invoker() {
+        return threading == Threading.INVOKER;
+    }
+
+    void start(String name) {
+        if (threading == Threading.DEDICATED) {
+            running = true;
+            thread = Thread.ofPlatform().daemon().name("jrdma-engine-" + name).start(this::run);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- QP table
+
+    /** Registers a new QP (control path, lock held). */
+    void add(SoftQp qp) {
+        qpBySlot[qp.qpn - SoftLimits.QPN_BASE] = qp;
+        if (liveCount == live.length) {
+            live = java.util.Arrays.copyOf(live, live.length * 2);
+        }
+        live[liveCount++] = qp;
+    }
+
+    /** Removes a QP (control path, lock held). */
+    void remove(SoftQp qp) {
+        qpBySlot[qp.qpn - SoftLimits.QPN_BASE] = null;
+        for (int i = 0; i < liveCount; i++) {
+            if (live[i] == qp) {
+                live[i] = live[--liveCount];
+                live[liveCount] = null;
+                return;
+            }
+        }
+    }
+
+    boolean slotFree(int slot) {
+        return qpBySlot[slot] == null;
+    }
+
+    /**
+     * The requester's window of unacknowledged PSNs for a path MTU: what half the receive socket buffer holds
+     * (a datagram costs about its size plus 1 KiB of kernel overhead), between 8 and 256 packets.
+     */
+    int windowFor(int mtuBytes) {
+        return Math.clamp(link.receiveBufferBytes() / (2L * (mtuBytes + 1024)), 8, 256);
+    }
+
+    // ------------------------------------------------------------------------------------------------- progress
+
+    /** Rings the doorbell after a post: runs the engine now (invoker) or wakes its thread (dedicated). */
+    void doorbell() {
+        if (threading == Threading.INVOKER) {
+            progress();
+        } else {
+            doorbellRung = true;
+            if (sleeping) {
+                link.wakeup();
+            }
+        }
+    }
+
+    /** One engine pass on the calling thread, unless another thread is in one (invoker mode only). */
+    int progress() {
+        if (threading != Threading.INVOKER || !lock.tryLock()) {
+            return 0;
+        }
+        try {
+            return doWork();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sleeps on the socket for up to {@code ns} (invoker-mode waits), unless another thread holds the engine. */
+    void idleWait(long ns) {
+        if (lock.tryLock()) {
+            try {
+                link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(ns)));
+            } finally {
+                lock.unlock();
+            }
+        } else {
+            LockSupport.parkNanos(Math.min(ns, 50_000));
+        }
+    }
+
+    private void run() {
+        int idle = 0;
+        while (running) {
+            int work;
+            lock.lock();
+            try {
+                doorbellRung = false;
+                work = doWork();
+            } catch (Throwable t) {
+                counters.increment(Counter.RCVD_DROPPED);
+                work = 0;
+            } finally {
+                lock.unlock();
+            }
+            if (work > 0) {
+                idle = 0;
+            } else if (++idle < SPINS) {
+                Thread.onSpinWait();
+            } else if (idle < SPINS + YIELDS) {
+                Thread.yield();
+            } else {
+                sleeping = true;
+                if (!doorbellRung && running) {
+                    link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(sleepBudgetNs())));
+                }
+                sleeping = false;
+            }
+        }
+    }
+
+    /** How long an idle engine may sleep: until the nearest timer, at most {@link #MAX_SLEEP_NS}. */
+    private long sleepBudgetNs() {
+        long now = clock.nanoTime();
+        long budget = MAX_SLEEP_NS;
+        lock.lock();
+        try {
+            for (int i = 0; i < liveCount; i++) {
+                Requester r = live[i].requester;
+                if (r.ackDeadlineNs != 0) {
+                    budget = Math.min(budget, r.ackDeadlineNs - now);
+                }
+                if (r.rnrWaitUntilNs != 0) {
+                    budget = Math.min(budget, r.rnrWaitUntilNs - now);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return Math.max(0, budget);
+    }
+
+    /** One pass: receive, transmit, timers. Returns the amount of work done. Lock held. */
+    int doWork() {
+        long now = clock.nanoTime();
+        int work = receive(now);
+        for (int i = 0; i < liveCount; i++) {
+            SoftQp qp = live[i];
+            if (qp.state == QpState.ERR) {
+                if (qp.hasUnflushed()) {
+                    work += qp.flush();
+                }
+                continue;
+            }
+            work += qp.completer.checkTimer(now);
+            work += qp.responder.transmit();
+            work += qp.requester.transmit(now);
+        }
+        return work;
+    }
+
+    private int receive(long now) {
+        int n = 0;
+        while (n < RX_BATCH) {
+            rxBuffer.clear();
+            int len = link.receive(rxBuffer);
+            if (len < 0) {
+                break;
+            }
+            n++;
+            try {
+                onDatagram(len, now);
+            } catch (RuntimeException e) {
+                counters.increment(Counter.RCVD_DROPPED); // a bad packet must never stop the engine
+            }
+        }
+        return n;
+    }
+
+    /** Receive checks in a fixed order (length, opcode, header, QP, transport, state, P_Key, source, ICRC). */
+    private void onDatagram(int len, long now) {
+        int srcIp = link.lastSenderIp();
+        int srcPort = link.lastSenderPort();
+        PacketTap t = tap;
+        if (t != null) {
+            t.onPacket(false, rx, 0, len, srcIp, srcPort, localIp, link.port());
+        }
+        counters.add(Counter.PORT_RCV_DATA, len);
+        if (len < Bth.LENGTH + 4) {
+            drop();
+            return;
+        }
+        Opcode op = Opcode.of(Bth.opcode(rx, 0));
+        if (op == null || Bth.tver(rx, 0) != 0) {
+            drop();
+            return;
+        }
+        int hdr = op.headerLength();
+        int payload = len - hdr - 4 - Bth.padCount(rx, 0);
+        if (payload < 0) {
+            drop();
+            return;
+        }
+        int slot = Bth.destQp(rx, 0) - SoftLimits.QPN_BASE;
+        SoftQp qp = slot >= 0 && slot < qpBySlot.length ? qpBySlot[slot] : null;
+        if (qp == null || op.transport() != Transport.RC || qp.type != QpType.RC) {
+            drop();
+            return;
+        }
+        QpState s = qp.state;
+        boolean accepting = op.isRequest() ? s == QpState.RTR || s == QpState.RTS || s == QpState.SQD
+                : s == QpState.RTS || s == QpState.SQD;
+        if (!accepting || (Bth.pkey(rx, 0) & 0x7FFF) != 0x7FFF || srcIp != qp.destIp) {
+            drop();
+            return;
+        }
+        if (!icrcOk(srcIp, srcPort, len)) {
+            counters.increment(Counter.ICRC_ERR);
+            return;
+        }
+        counters.increment(Counter.RCVD_PKTS);
+        if (op.isRequest()) {
+            qp.responder.onRequest(op, rx, hdr, payload);
+        } else {
+            qp.completer.onResponse(op, rx, hdr, payload, now);
+        }
+    }
+
+    /**
+     * The ICRC covers the IPv4 ID, which the socket API hides. jrdma sends ID 0 (DF, unconnected socket), so that
+     * is tried first; kernel rxe picks other IDs, so the unique ID that would make the CRC match is solved for.
+     * A corrupted packet verifies under no ID except with probability 2^-16.
+     */
+    private boolean icrcOk(int srcIp, int srcPort, int len) {
+        if (icrc.verifyIpv4(srcIp, localIp, srcPort, link.port(), 0, rxBuffer, 0, len)) {
+            return true;
+        }
+        return icrc.solveIpv4Id(srcIp, localIp, srcPort, link.port(), rxBuffer, 0, len) >= 0;
+    }
+
+    private void drop() {
+        counters.increment(Counter.RCVD_DROPPED);
+    }
+
+    /** Sends the packet built at {@link #tx} ({@code length} bytes before the ICRC) on behalf of {@code qp}. */
+    void transmit(SoftQp qp, int length) {
+        int total = length + 4;
+        icrc.writeIpv4(localIp, qp.destIp, qp.srcPort, UdpLink.ROCE_PORT, txBuffer, 0, total);
+        PacketTap t = tap;
+        if (t != null) {
+            t.onPacket(true, tx, 0, total, localIp, qp.srcPort, qp.destIp, UdpLink.ROCE_PORT);
+        }
+        txBuffer.limit(total).position(0);
+        if (link.send(qp.srcPort, txBuffer, qp.destAddress)) {
+            counters.increment(Counter.SENT_PKTS);
+            counters.add(Counter.PORT_XMIT_DATA, total);
+        } else {
+            counters.increment(Counter.SEND_ERR); // lost like a wire drop; retransmission recovers
+        }
+        txBuffer.clear();
+    }
+
+    /** A QP entered ERR: its queued requests are flushed on the next pass. */
+    void onQpError(SoftQp qp) {
+        qp.requester.ackDeadlineNs = 0;
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        if (thread != null) {
+            link.wakeup();
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        link.close();
+    }
+}

@@ -1,0 +1,238 @@
+package io.jrdma.soft;
+
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WrOpcode;
+import io.jrdma.wire.Bth;
+import io.jrdma.wire.ImmDt;
+import io.jrdma.wire.Opcode;
+import io.jrdma.wire.Position;
+import io.jrdma.wire.Psn;
+import io.jrdma.wire.Reth;
+import io.jrdma.wire.Transport;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The requester role of an RC QP (IBA 9.7.4, kernel rxe_req.c): turns send WQEs into packets in PSN order,
+ * segmented by the path MTU, within a bounded window of unacknowledged PSNs and {@code max_rd_atomic} outstanding
+ * reads. The {@link Completer} moves its cursor back for go-back-N retransmission.
+ */
+final class Requester {
+
+    /** Packets one QP may send per engine pass, so one busy QP cannot starve the others or the receive path. */
+    private static final int BUDGET = 32;
+
+    private final SoftQp qp;
+    private final Engine engine;
+
+    int psn;              // next PSN to assign to a new message
+    int unackedPsn;       // oldest PSN not yet acknowledged (everything before it is done)
+    long next;            // SQ index of the WQE being transmitted
+    int nextPacket;       // packet index within that WQE to send next
+    int rdAtomicOutstanding;
+    int sinceAckReq;
+    int window = 64;      // unacknowledged PSNs allowed
+    int retryLeft;
+    int rnrRetryLeft;
+    long rnrWaitUntilNs;  // 0 = not waiting
+    long ackDeadlineNs;   // 0 = timer disarmed
+
+    Requester(SoftQp qp) {
+        this.qp = qp;
+        this.engine = qp.engine;
+    }
+
+    void resetPsn(int startPsn) {
+        psn = startPsn;
+        unackedPsn = startPsn;
+    }
+
+    void reset() {
+        next = qp.sqConsumer;
+        nextPacket = 0;
+        rdAtomicOutstanding = 0;
+        sinceAckReq = 0;
+        rnrWaitUntilNs = 0;
+        ackDeadlineNs = 0;
+    }
+
+    int nextPsn() {
+        return psn;
+    }
+
+    boolean hasOutstanding() {
+        return psn != unackedPsn;
+    }
+
+    /** Sends what the window, the read limit and the budget allow. */
+    int transmit(long nowNs) {
+        if (qp.state != QpState.RTS) {
+            return 0;
+        }
+        if (rnrWaitUntilNs != 0) {
+            if (nowNs - rnrWaitUntilNs < 0) {
+                return 0;
+            }
+            rnrWaitUntilNs = 0;
+        }
+        int sent = 0;
+        while (sent < BUDGET) {
+            if (next == qp.sqProducer) {
+                break;
+            }
+            SendWqe w = qp.sqAt(next);
+            if (!w.started) {
+                if ((w.flags & SendFlags.FENCE) != 0 && rdAtomicOutstanding > 0) {
+                    break; // IBA 10.8.3.3: a fenced request waits for earlier reads and atomics
+                }
+                w.firstPsn = psn;
+                w.packets = packetsOf(w);
+                w.started = true;
+                w.readPacketsDone = 0;
+                nextPacket = 0;
+                psn = Psn.add(psn, w.packets);
+            }
+            int pktPsn = Psn.add(w.firstPsn, nextPacket);
+            int inFlight = Psn.diff(pktPsn, unackedPsn);
+            if (inFlight >= window) {
+                break;
+            }
+            if (w.opcode == WrOpcode.RDMA_READ) {
+                if (rdAtomicOutstanding >= Math.max(1, qp.maxRdAtomic)) {
+                    break;
+                }
+                int chunk = Math.min(w.packets - nextPacket, window - inFlight);
+                sendReadRequest(w, pktPsn, chunk);
+                rdAtomicOutstanding++;
+                nextPacket += chunk;
+            } else {
+                if (!sendDataPacket(w, pktPsn)) {
+                    return sent; // the QP went to ERR (local protection error)
+                }
+                nextPacket++;
+            }
+            sent++;
+            if (ackDeadlineNs == 0) {
+                armTimer(nowNs);
+            }
+            if (nextPacket >= w.packets) {
+                next++;
+                nextPacket = 0;
+            }
+        }
+        return sent;
+    }
+
+    private int packetsOf(SendWqe w) {
+        if (w.length == 0) {
+            return 1;
+        }
+        return (int) ((w.length + qp.mtuBytes - 1) / qp.mtuBytes);
+    }
+
+    /** One RDMA READ request for response packets {@code [nextPacket, nextPacket + chunk)}. */
+    private void sendReadRequest(SendWqe w, int pktPsn, int chunk) {
+        long offset = (long) nextPacket * qp.mtuBytes;
+        long len = Math.min(w.length - offset, (long) chunk * qp.mtuBytes);
+        MemorySegment tx = engine.tx;
+        Opcode op = Opcode.RC_RDMA_READ_REQUEST;
+        Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, true, pktPsn);
+        Reth.setVa(tx, op.rethOffset(), w.remoteAddr + offset);
+        Reth.setRkey(tx, op.rethOffset(), w.rkey);
+        Reth.setDmaLength(tx, op.rethOffset(), (int) len);
+        sinceAckReq = 0;
+        engine.transmit(qp, op.headerLength());
+    }
+
+    /** One SEND or WRITE packet; false if the gather failed and the QP was moved to ERR. */
+    private boolean sendDataPacket(SendWqe w, int pktPsn) {
+        int mtu = qp.mtuBytes;
+        long offset = (long) nextPacket * mtu;
+        int payload = (int) Math.min(mtu, w.length - offset);
+        Position pos = position(nextPacket, w.packets);
+        boolean end = pos == Position.LAST || pos == Position.ONLY;
+        boolean start = pos == Position.FIRST || pos == Position.ONLY;
+        Opcode op = switch (w.opcode) {
+            case SEND -> Opcode.send(Transport.RC, pos, false, false);
+            case SEND_WITH_IMM -> Opcode.send(Transport.RC, pos, true, false);
+            case RDMA_WRITE -> Opcode.write(Transport.RC, pos, false);
+            case RDMA_WRITE_WITH_IMM -> Opcode.write(Transport.RC, pos, true);
+            default -> throw new IllegalStateException("unexpected opcode " + w.opcode);
+        };
+        boolean ackReq = end || ++sinceAckReq >= Math.max(1, window / 4);
+        if (ackReq) {
+            sinceAckReq = 0;
+        }
+        int pad = (-payload) & 3;
+        boolean solicited = end && (w.flags & SendFlags.SOLICITED) != 0;
+        MemorySegment tx = engine.tx;
+        Bth.write(tx, 0, op.code(), solicited, false, pad, SoftLimits.PKEY_DEFAULT, qp.destQpn, ackReq, pktPsn);
+        if (start && op.hasReth()) {
+            Reth.setVa(tx, op.rethOffset(), w.remoteAddr);
+            Reth.setRkey(tx, op.rethOffset(), w.rkey);
+            Reth.setDmaLength(tx, op.rethOffset(), (int) w.length);
+        }
+        if (op.hasImm()) {
+            ImmDt.setImm(tx, op.immOffset(), w.immData);
+        }
+        int hdr = op.headerLength();
+        if (payload > 0) {
+            if (w.inline) {
+                MemorySegment.copy(w.inlineData, offset, tx, hdr, payload);
+            } else if (!Sgl.gather(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, offset, tx,
+                    hdr, payload)) {
+                qp.completer.failHead(WcStatus.LOC_PROT_ERR);
+                return false;
+            }
+        }
+        for (int i = 0; i < pad; i++) {
+            tx.set(ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
+        }
+        engine.transmit(qp, hdr + payload + pad);
+        return true;
+    }
+
+    private static Position position(int index, int count) {
+        if (count == 1) {
+            return Position.ONLY;
+        }
+        if (index == 0) {
+            return Position.FIRST;
+        }
+        return index == count - 1 ? Position.LAST : Position.MIDDLE;
+    }
+
+    void armTimer(long nowNs) {
+        ackDeadlineNs = qp.timeout == 0 ? 0 : nowNs + ackTimeoutNs(qp.timeout);
+    }
+
+    /** IBA 9.7.6.1.3: the local ACK timeout is 4.096 us * 2^timeout. */
+    static long ackTimeoutNs(int timeout) {
+        return 4096L << timeout;
+    }
+
+    /**
+     * Go-back-N: transmit again from the oldest unacknowledged PSN. WQEs keep their PSNs; a READ resumes after
+     * the response packets it already placed.
+     */
+    void rewind() {
+        next = qp.sqConsumer;
+        rdAtomicOutstanding = 0;
+        sinceAckReq = 0;
+        if (next == qp.sqProducer) {
+            nextPacket = 0;
+            return;
+        }
+        SendWqe head = qp.sqAt(next);
+        if (!head.started) {
+            nextPacket = 0;
+        } else if (head.opcode == WrOpcode.RDMA_READ) {
+            nextPacket = head.readPacketsDone;
+        } else {
+            nextPacket = Math.max(0, Psn.diff(unackedPsn, head.firstPsn));
+        }
+        engine.counters.add(Counter.RETRANSMITTED_PKTS, Math.max(0, Psn.diff(psn, unackedPsn)));
+    }
+}

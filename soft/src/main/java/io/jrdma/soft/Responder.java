@@ -1,0 +1,361 @@
+package io.jrdma.soft;
+
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.WcFlags;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.wire.Aeth;
+import io.jrdma.wire.AethSyndrome;
+import io.jrdma.wire.Bth;
+import io.jrdma.wire.ImmDt;
+import io.jrdma.wire.NakCode;
+import io.jrdma.wire.Opcode;
+import io.jrdma.wire.Position;
+import io.jrdma.wire.Psn;
+import io.jrdma.wire.Reth;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The responder role of an RC QP (IBA 9.7.5.2, kernel rxe_resp.c): checks each request's PSN, opcode sequence,
+ * resources, length and rkey in that order, places SEND data into receive WQEs and WRITE data into memory
+ * regions, streams READ responses from a ring of read resources, and acknowledges. ACKs and NAKs wait until the
+ * read responses before them are out, so an acknowledgement never overtakes a read response.
+ */
+final class Responder {
+
+    private static final int READ_BUDGET = 32;
+    private static final int NONE = 0;
+    private static final int IN_SEND = 1;
+    private static final int IN_WRITE = 2;
+
+    private final SoftQp qp;
+    private final Engine engine;
+
+    private int expectedPsn;
+    private int msn;
+    private boolean nakSent;
+    private int inMessage = NONE;
+    private long recvOffset;
+    private SoftMr writeMr;
+    private long writeVa;
+    private long writeRemaining;
+    private long writeLength;
+
+    private boolean ackPending;
+    private int ackPsn;
+    private int ackSyndrome;
+
+    private ReadResource[] reads = {new ReadResource()};
+    private int readHead;
+    private int readCount;
+
+    Responder(SoftQp qp) {
+        this.qp = qp;
+        this.engine = qp.engine;
+    }
+
+    void resetPsn(int psn) {
+        expectedPsn = psn;
+    }
+
+    int expectedPsn() {
+        return expectedPsn;
+    }
+
+    void reset() {
+        msn = 0;
+        nakSent = false;
+        inMessage = NONE;
+        ackPending = false;
+        readCount = 0;
+    }
+
+    /** Sizes the read resource ring to max_dest_rd_atomic (control path, engine lock held). */
+    void resizeResources(int n) {
+        if (n != reads.length && readCount == 0) {
+            reads = new ReadResource[n];
+            for (int i = 0; i < n; i++) {
+                reads[i] = new ReadResource();
+            }
+            readHead = 0;
+        }
+    }
+
+    /** A request packet for this QP, already checked for length, ICRC, source and QP state. */
+    void onRequest(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength) {
+        int psn = Bth.psn(pkt, 0);
+        int d = Psn.diff(psn, expectedPsn);
+        if (d > 0) {
+            engine.counters.increment(Counter.OUT_OF_SEQ_REQUEST);
+            if (!nakSent) {
+                nakSent = true;
+                queueAck(expectedPsn, AethSyndrome.nak(NakCode.PSN_SEQUENCE_ERROR));
+            }
+            return;
+        }
+        if (d < 0) {
+            engine.counters.increment(Counter.DUPLICATE_REQUEST);
+            if (op.isReadRequest()) {
+                acceptRead(pkt, op, psn, false);
+            } else {
+                queueAck(Psn.add(expectedPsn, -1), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
+            }
+            return;
+        }
+        if (!sequenceOk(op)) {
+            fatal(NakCode.INVALID_REQUEST, psn, null);
+            return;
+        }
+        if (op.requiresReceiveWqe() && (inMessage == NONE || !op.isSend())
+                && qp.rqConsumer == qp.rqProducer) {
+            engine.counters.increment(Counter.SEND_RNR_ERR);
+            nakSent = true; // later packets of this burst are out of sequence; the RNR NAK speaks for them
+            queueAck(psn, AethSyndrome.rnrNak(qp.minRnrTimer));
+            return;
+        }
+        nakSent = false;
+        if (op.isSend()) {
+            onSend(op, pkt, psn, payloadOffset, payloadLength);
+        } else if (op.isWrite()) {
+            onWrite(op, pkt, psn, payloadOffset, payloadLength);
+        } else if (op.isReadRequest()) {
+            acceptRead(pkt, op, psn, true);
+        } else {
+            fatal(NakCode.INVALID_REQUEST, psn, null);
+        }
+    }
+
+    private boolean sequenceOk(Opcode op) {
+        if (inMessage == NONE) {
+            return op.isStart() || !op.hasPayload();
+        }
+        if (op.isStart() || !op.hasPayload()) {
+            return false;
+        }
+        return inMessage == IN_SEND ? op.isSend() : op.isWrite();
+    }
+
+    private boolean lengthOk(Opcode op, int payloadLength) {
+        return op.isEnd() ? payloadLength <= qp.mtuBytes : payloadLength == qp.mtuBytes;
+    }
+
+    private void onSend(Opcode op, MemorySegment pkt, int psn, int payloadOffset, int payloadLength) {
+        if (!lengthOk(op, payloadLength)) {
+            fatal(NakCode.INVALID_REQUEST, psn, null);
+            return;
+        }
+        RecvWqe w = qp.rqAt(qp.rqConsumer);
+        if (op.isStart()) {
+            recvOffset = 0;
+            inMessage = IN_SEND;
+        }
+        if (recvOffset + payloadLength > w.capacity) {
+            fatal(NakCode.INVALID_REQUEST, psn, WcStatus.LOC_LEN_ERR);
+            return;
+        }
+        if (payloadLength > 0 && !Sgl.scatter(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
+                recvOffset, pkt, payloadOffset, payloadLength)) {
+            fatal(NakCode.REMOTE_OPERATIONAL_ERROR, psn, WcStatus.LOC_PROT_ERR);
+            return;
+        }
+        recvOffset += payloadLength;
+        if (op.isEnd()) {
+            int flags = op.hasImm() ? WcFlags.WITH_IMM : 0;
+            int imm = op.hasImm() ? ImmDt.imm(pkt, op.immOffset()) : 0;
+            completeRecv(w, WcOpcode.RECV, (int) recvOffset, imm, flags, Bth.solicited(pkt, 0));
+        }
+        advance(pkt, psn);
+    }
+
+    private void onWrite(Opcode op, MemorySegment pkt, int psn, int payloadOffset, int payloadLength) {
+        if (op.isStart()) {
+            long va = Reth.va(pkt, op.rethOffset());
+            int rkey = Reth.rkey(pkt, op.rethOffset());
+            long len = Reth.dmaLength(pkt, op.rethOffset()) & 0xFFFFFFFFL;
+            SoftMr mr = len == 0 ? null : remoteRegion(rkey, va, len, Access.REMOTE_WRITE);
+            if (len != 0 && mr == null) {
+                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
+                return;
+            }
+            writeMr = mr;
+            writeVa = va;
+            writeRemaining = len;
+            writeLength = len;
+            inMessage = IN_WRITE;
+        }
+        boolean lengthFits = op.isEnd() ? payloadLength == writeRemaining : payloadLength < writeRemaining;
+        if (!lengthOk(op, payloadLength) || !lengthFits) {
+            fatal(NakCode.INVALID_REQUEST, psn, null);
+            return;
+        }
+        if (payloadLength > 0) {
+            if (!writeMr.valid()) {
+                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
+                return;
+            }
+            MemorySegment.copy(pkt, payloadOffset, writeMr.segment, writeVa - writeMr.address, payloadLength);
+        }
+        writeVa += payloadLength;
+        writeRemaining -= payloadLength;
+        if (op.isEnd() && op.hasImm()) {
+            RecvWqe w = qp.rqAt(qp.rqConsumer);
+            completeRecv(w, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, ImmDt.imm(pkt, op.immOffset()),
+                    WcFlags.WITH_IMM, Bth.solicited(pkt, 0));
+        }
+        advance(pkt, psn);
+    }
+
+    /** The region {@code rkey} names if it may be accessed as asked over {@code [va, va + len)}, else null. */
+    private SoftMr remoteRegion(int rkey, long va, long len, int access) {
+        SoftMr mr = qp.context.mrs.lookup(rkey);
+        if (mr == null || mr.pd != qp.pd || !mr.allows(access) || (qp.accessFlags & access) == 0
+                || !mr.covers(va, len)) {
+            return null;
+        }
+        return mr;
+    }
+
+    private void acceptRead(MemorySegment pkt, Opcode op, int psn, boolean inOrder) {
+        long va = Reth.va(pkt, op.rethOffset());
+        int rkey = Reth.rkey(pkt, op.rethOffset());
+        long len = Reth.dmaLength(pkt, op.rethOffset()) & 0xFFFFFFFFL;
+        if (len != 0 && remoteRegion(rkey, va, len, Access.REMOTE_READ) == null) {
+            if (inOrder) {
+                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
+            }
+            return;
+        }
+        if (readCount == reads.length) {
+            if (inOrder) {
+                fatal(NakCode.INVALID_REQUEST, psn, null); // more reads than max_dest_rd_atomic
+            }
+            return;
+        }
+        ReadResource r = reads[(readHead + readCount) % reads.length];
+        readCount++;
+        r.firstPsn = psn;
+        r.packets = len == 0 ? 1 : (int) ((len + qp.mtuBytes - 1) / qp.mtuBytes);
+        r.sent = 0;
+        r.va = va;
+        r.length = len;
+        r.rkey = rkey;
+        if (inOrder) {
+            nakSent = false;
+            msn = (msn + 1) & 0xFFFFFF;
+            expectedPsn = Psn.add(psn, r.packets);
+        }
+    }
+
+    private void advance(MemorySegment pkt, int psn) {
+        if (Opcode.of(Bth.opcode(pkt, 0)).isEnd()) {
+            inMessage = NONE;
+            if (!Opcode.of(Bth.opcode(pkt, 0)).requiresReceiveWqe()) {
+                msn = (msn + 1) & 0xFFFFFF; // a plain WRITE completes here; receives count in completeRecv
+            }
+        }
+        expectedPsn = Psn.next(psn);
+        if (Bth.ackReq(pkt, 0)) {
+            queueAck(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
+        }
+    }
+
+    private void completeRecv(RecvWqe w, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
+        qp.recvCq.push(w.wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
+        qp.rqConsumer = qp.rqConsumer + 1;
+        inMessage = NONE;
+        msn = (msn + 1) & 0xFFFFFF;
+    }
+
+    private void queueAck(int psn, int syndrome) {
+        ackPending = true;
+        ackPsn = psn;
+        ackSyndrome = syndrome;
+    }
+
+    /**
+     * A class C error (IBA 9.9.3.1.3): NAK the request now, complete the receive WQE in use with {@code status}
+     * when there is one, and move the QP to ERR.
+     */
+    private void fatal(NakCode code, int psn, WcStatus status) {
+        if (status != null && qp.rqConsumer != qp.rqProducer) {
+            RecvWqe w = qp.rqAt(qp.rqConsumer);
+            qp.recvCq.push(w.wrId, status, WcOpcode.RECV, (int) recvOffset, 0, 0, qp.qpn, qp.destQpn, false);
+            qp.rqConsumer = qp.rqConsumer + 1;
+        }
+        inMessage = NONE;
+        sendAck(psn, AethSyndrome.nak(code));
+        ackPending = false;
+        readCount = 0;
+        qp.enterError();
+    }
+
+    /** Streams read responses, then sends the pending ACK once no read response is owed before it. */
+    int transmit() {
+        QpState s = qp.state;
+        if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
+            return 0;
+        }
+        int sent = 0;
+        while (readCount > 0 && sent < READ_BUDGET) {
+            ReadResource r = reads[readHead];
+            if (!sendReadResponse(r)) {
+                return sent;
+            }
+            sent++;
+            if (r.sent == r.packets) {
+                readHead = (readHead + 1) % reads.length;
+                readCount--;
+            }
+        }
+        if (ackPending && readCount == 0) {
+            ackPending = false;
+            sendAck(ackPsn, ackSyndrome);
+            sent++;
+        }
+        return sent;
+    }
+
+    private boolean sendReadResponse(ReadResource r) {
+        int k = r.sent;
+        int mtu = qp.mtuBytes;
+        long offset = (long) k * mtu;
+        int payload = (int) Math.min(mtu, r.length - offset);
+        Position pos = r.packets == 1 ? Position.ONLY
+                : k == 0 ? Position.FIRST : k == r.packets - 1 ? Position.LAST : Position.MIDDLE;
+        Opcode op = Opcode.readResponse(pos);
+        int psn = Psn.add(r.firstPsn, k);
+        MemorySegment tx = engine.tx;
+        int pad = (-payload) & 3;
+        Bth.write(tx, 0, op.code(), false, false, pad, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, psn);
+        if (op.hasAeth()) {
+            Aeth.setSyndrome(tx, op.aethOffset(), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
+            Aeth.setMsn(tx, op.aethOffset(), msn);
+        }
+        int hdr = op.headerLength();
+        if (payload > 0) {
+            SoftMr mr = qp.context.mrs.lookup(r.rkey);
+            if (mr == null || !mr.covers(r.va + offset, payload)) {
+                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null); // deregistered while the read was served
+                return false;
+            }
+            MemorySegment.copy(mr.segment, r.va + offset - mr.address, tx, hdr, payload);
+        }
+        for (int i = 0; i < pad; i++) {
+            tx.set(ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
+        }
+        engine.transmit(qp, hdr + payload + pad);
+        r.sent++;
+        return true;
+    }
+
+    private void sendAck(int psn, int syndrome) {
+        MemorySegment tx = engine.tx;
+        Opcode op = Opcode.RC_ACKNOWLEDGE;
+        Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, psn);
+        Aeth.setSyndrome(tx, op.aethOffset(), syndrome);
+        Aeth.setMsn(tx, op.aethOffset(), msn);
+        engine.transmit(qp, op.headerLength());
+    }
+}

@@ -1,0 +1,51 @@
+package io.jrdma.soft;
+
+import io.jrdma.verbs.WrOpcode;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A send queue entry: the posted work request copied into preallocated storage, plus the requester's progress
+ * through it. Filled by the posting thread, then owned by the engine until it is retired.
+ */
+final class SendWqe {
+    // --- copied from the work request at post time
+    long wrId;
+    WrOpcode opcode;
+    int flags;
+    boolean signaled;
+    int numSge;
+    final long[] sgeAddr;
+    final int[] sgeLength;
+    final int[] sgeLkey;
+    boolean inline;
+    final MemorySegment inlineData; // this slot's share of the QP's inline area
+    long length;
+    int immData;
+    int invalidateRkey;
+    long remoteAddr;
+    int rkey;
+    long compareAdd;
+    long swap;
+
+    // --- requester state
+    int firstPsn;
+    int packets;          // PSNs this message occupies
+    boolean started;      // PSNs assigned, at least one packet sent
+    int readPacketsDone;  // READ: response packets received and placed
+
+    SendWqe(int maxSge, MemorySegment inlineData) {
+        sgeAddr = new long[maxSge];
+        sgeLength = new int[maxSge];
+        sgeLkey = new int[maxSge];
+        this.inlineData = inlineData;
+    }
+
+    int lastPsn() {
+        return (firstPsn + packets - 1) & 0xFFFFFF;
+    }
+
+    boolean isReadOrAtomic() {
+        return opcode == WrOpcode.RDMA_READ || opcode == WrOpcode.ATOMIC_CMP_AND_SWP
+                || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+    }
+}

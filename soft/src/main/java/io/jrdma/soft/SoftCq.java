@@ -1,0 +1,127 @@
+package io.jrdma.soft;
+
+import io.jrdma.verbs.CompletionChannel;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.VerbsException;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WorkCompletion;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A completion queue: a single-producer (engine) single-consumer (poller) ring of preallocated completions.
+ * A completion that finds the ring full is an overrun: it is counted and the CQ is put in error, never dropped
+ * silently.
+ */
+final class SoftCq implements CompletionQueue {
+
+    private static final int DISARMED = 0;
+    private static final int ARMED_ANY = 1;
+    private static final int ARMED_SOLICITED = 2;
+
+    final SoftContext context;
+    final SoftChannel channel;
+    private final int capacity;
+    private final WorkCompletion[] ring;
+    private final int mask;
+    private volatile long head; // next to poll (consumer)
+    private volatile long tail; // next to fill (engine)
+    private final AtomicInteger armed = new AtomicInteger(DISARMED);
+    private volatile boolean overrun;
+    final AtomicInteger eventsRaised = new AtomicInteger();
+    private final AtomicInteger eventsAcked = new AtomicInteger();
+    int users; // QPs; guarded by the context's control lock
+    boolean closed;
+
+    SoftCq(SoftContext context, int cqe, SoftChannel channel) {
+        this.context = context;
+        this.channel = channel;
+        this.capacity = cqe;
+        int size = Integer.highestOneBit(Math.max(2, cqe) * 2 - 1);
+        ring = new WorkCompletion[size];
+        for (int i = 0; i < size; i++) {
+            ring[i] = new WorkCompletion();
+        }
+        mask = size - 1;
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public int poll(WorkCompletion[] wcs, int max) {
+        context.engine.progress();
+        long h = head;
+        long available = tail - h;
+        if (available == 0 && overrun) {
+            throw new VerbsException(Errno.EIO, "completion queue overrun: more than " + capacity
+                    + " completions were outstanding; the CQ is in error");
+        }
+        int n = (int) Math.min(available, Math.min(max, wcs.length));
+        for (int i = 0; i < n; i++) {
+            wcs[i].copyFrom(ring[(int) (h + i) & mask]);
+        }
+        if (n > 0) {
+            head = h + n;
+        }
+        return n;
+    }
+
+    /** Engine side: appends one completion and raises the channel event when armed for it. */
+    void push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, int qpNum, int srcQp,
+            boolean solicited) {
+        long t = tail;
+        if (t - head >= capacity) {
+            if (!overrun) {
+                overrun = true;
+                context.engine.counters.increment(Counter.CQ_OVERRUN);
+            }
+            return;
+        }
+        ring[(int) t & mask].fill(wrId, status, opcode, byteLen, imm, flags, qpNum, srcQp);
+        tail = t + 1;
+        int a = armed.get();
+        if (a == ARMED_ANY || (a == ARMED_SOLICITED && (solicited || status != WcStatus.SUCCESS))) {
+            if (armed.compareAndSet(a, DISARMED)) {
+                eventsRaised.incrementAndGet();
+                channel.signal(this);
+            }
+        }
+    }
+
+    @Override
+    public void requestNotify(boolean solicitedOnly) {
+        if (channel == null) {
+            throw new VerbsException(Errno.EINVAL, "this CQ has no completion channel to notify");
+        }
+        // ibv_req_notify_cq: a stronger request (any) replaces a weaker one (solicited only), never the reverse
+        int want = solicitedOnly ? ARMED_SOLICITED : ARMED_ANY;
+        armed.accumulateAndGet(want, (cur, w) -> cur == ARMED_ANY ? cur : w);
+    }
+
+    @Override
+    public void ackEvents(int n) {
+        if (n < 0 || eventsAcked.get() + n > eventsRaised.get()) {
+            throw new VerbsException(Errno.EINVAL, "acknowledging " + n + " events but only "
+                    + (eventsRaised.get() - eventsAcked.get()) + " are unacknowledged");
+        }
+        eventsAcked.addAndGet(n);
+    }
+
+    boolean hasUnackedEvents() {
+        return eventsAcked.get() != eventsRaised.get();
+    }
+
+    @Override
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public void close() {
+        context.destroyCq(this);
+    }
+}

@@ -1,0 +1,217 @@
+package io.jrdma.soft;
+
+import io.jrdma.soft.link.UdpLink;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.VerbsException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.Objects;
+
+/**
+ * A software RoCEv2 device bound to one IPv4 address (UDP port 4791), like a kernel rxe device on a netdev.
+ *
+ * <p>GID table as rxe: index 0 is the link-local GID from the interface MAC's EUI-64, index 1 the IPv4-mapped
+ * address. The active MTU is the interface MTU less 80 bytes of headers, rounded down to an IB MTU.
+ */
+public final class SoftDevice implements Device {
+
+    private final String name;
+    private final InetAddress address;
+    private final int port;
+    private final Threading threading;
+    private final NanoClock clock;
+    private final byte[] mac;
+    private final Mtu activeMtu;
+    private SoftContext open;
+
+    private SoftDevice(Builder b) {
+        this.name = b.name;
+        this.address = b.address;
+        this.port = b.port;
+        this.threading = b.threading;
+        this.clock = b.clock;
+        NetworkInterface nif = null;
+        try {
+            nif = NetworkInterface.getByInetAddress(address);
+            if (nif == null && address.isLoopbackAddress()) {
+                nif = NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress()); // all of 127/8 is on lo
+            }
+        } catch (SocketException e) {
+            // unknown interface: use defaults below
+        }
+        byte[] hw = null;
+        int linkMtu = 1500;
+        try {
+            if (nif != null) {
+                hw = nif.getHardwareAddress();
+                linkMtu = nif.getMTU();
+            }
+        } catch (SocketException e) {
+            // keep defaults
+        }
+        if (hw == null || hw.length != 6 || isZero(hw)) {
+            // loopback has no MAC: a locally administered one from the IPv4 address keeps GUIDs distinct
+            byte[] ip = address.getAddress();
+            hw = new byte[] {0x02, 0x00, ip[0], ip[1], ip[2], ip[3]};
+        }
+        this.mac = hw;
+        Mtu m = Mtu.largestAtMost(Math.min(b.linkMtu > 0 ? b.linkMtu : linkMtu, 65536) - 80);
+        this.activeMtu = m == null ? Mtu.MTU_256 : m;
+    }
+
+    private static boolean isZero(byte[] b) {
+        for (byte x : b) {
+            if (x != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A builder for a device on {@code address}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long guid() {
+        // EUI-64 from the MAC, U/L bit flipped, as rxe's node GUID
+        return ((long) (mac[0] ^ 0x02) & 0xFF) << 56 | ((long) mac[1] & 0xFF) << 48 | ((long) mac[2] & 0xFF) << 40
+                | 0xFFL << 32 | 0xFEL << 24 | ((long) mac[3] & 0xFF) << 16 | ((long) mac[4] & 0xFF) << 8
+                | ((long) mac[5] & 0xFF);
+    }
+
+    @Override
+    public String provider() {
+        return SoftProvider.NAME;
+    }
+
+    /** The IPv4 address the device binds. */
+    public InetAddress address() {
+        return address;
+    }
+
+    /** Who drives the engine. */
+    public Threading threading() {
+        return threading;
+    }
+
+    Mtu activeMtu() {
+        return activeMtu;
+    }
+
+    Gid linkLocalGid() {
+        return Gid.linkLocalFromMac(mac);
+    }
+
+    Gid ipv4Gid() {
+        return Gid.fromInet(address);
+    }
+
+    @Override
+    public synchronized SoftContext open() {
+        if (open != null) {
+            throw new VerbsException(Errno.EBUSY, "device " + name + " is already open in this process");
+        }
+        UdpLink link;
+        try {
+            link = new UdpLink(address, port);
+        } catch (UncheckedIOException e) {
+            throw new VerbsException(Errno.EBUSY, "device " + name + ": " + e.getMessage()
+                    + " — is another process using this address? Give each process its own 127.x address.");
+        }
+        Engine engine = new Engine(link, clock, threading, null);
+        open = new SoftContext(this, engine);
+        engine.start(name);
+        return open;
+    }
+
+    synchronized void closed(SoftContext c) {
+        if (open == c) {
+            open = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (soft RoCEv2 on " + address.getHostAddress() + ", " + threading + ")";
+    }
+
+    /** Builds a {@link SoftDevice}. */
+    public static final class Builder {
+        private String name = "rxe0";
+        private InetAddress address;
+        private int port = UdpLink.ROCE_PORT;
+        private Threading threading = Threading.DEDICATED;
+        private NanoClock clock = NanoClock.SYSTEM;
+        private int linkMtu;
+
+        private Builder() {
+        }
+
+        /** The device name (default {@code rxe0}). */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name);
+            return this;
+        }
+
+        /** The IPv4 address to bind (required). */
+        public Builder address(InetAddress address) {
+            this.address = Objects.requireNonNull(address);
+            return this;
+        }
+
+        /** The IPv4 address to bind, as text. */
+        public Builder address(String address) {
+            try {
+                return address(InetAddress.getByName(address));
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("unknown address " + address, e);
+            }
+        }
+
+        /** The UDP port to receive on; 4791 (the default) for anything that must talk to other RoCE peers. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Who drives the engine (default {@link Threading#DEDICATED}). */
+        public Builder threading(Threading threading) {
+            this.threading = Objects.requireNonNull(threading);
+            return this;
+        }
+
+        /** The engine's clock (tests step an injected one). */
+        public Builder clock(NanoClock clock) {
+            this.clock = Objects.requireNonNull(clock);
+            return this;
+        }
+
+        /** Overrides the link MTU the active MTU is derived from (default: the interface's). */
+        public Builder linkMtu(int bytes) {
+            this.linkMtu = bytes;
+            return this;
+        }
+
+        /** The device. */
+        public SoftDevice build() {
+            if (address == null) {
+                throw new IllegalArgumentException("a soft device needs an address");
+            }
+            return new SoftDevice(this);
+        }
+    }
+}

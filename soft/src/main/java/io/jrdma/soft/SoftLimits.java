@@ -1,0 +1,25 @@
+package io.jrdma.soft;
+
+/** The soft device's limits: what {@code queryDevice} reports and what the verbs enforce. */
+final class SoftLimits {
+    static final int MAX_QP = 4096;
+    static final int QPN_BASE = 17; // QPN 0 and 1 are special (SMI, GSI); rxe's first QP is 17 too
+    static final int MAX_QP_WR = 16384;
+    static final int MAX_SGE = 32;
+    static final int MAX_CQ = 4096;
+    static final int MAX_CQE = 1 << 20;
+    static final int MAX_MR = 1 << 16;
+    static final int MAX_PD = 4096;
+    static final int MAX_RD_ATOMIC = 128;
+    static final int MAX_INLINE = 256;
+    static final long MAX_MSG_SIZE = 1L << 31;
+    static final long MAX_MR_SIZE = Long.MAX_VALUE;
+    static final int VENDOR_ID = 0xFFFFFF; // as rxe: no IEEE OUI
+    static final int VENDOR_PART_ID = 0;
+    static final int GID_TABLE_LENGTH = 2;
+    static final int PKEY_DEFAULT = 0xFFFF;
+    static final int MAX_PACKET = 12 + 28 + 4096 + 4 + 4 + 64; // headers, largest MTU, pad, ICRC, slack
+
+    private SoftLimits() {
+    }
+}

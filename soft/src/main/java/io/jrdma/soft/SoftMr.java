@@ -1,0 +1,91 @@
+package io.jrdma.soft;
+
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.ProtectionDomain;
+import java.lang.foreign.MemorySegment;
+
+/** A registered memory region: a native segment, its virtual address range, keys and access rights. */
+final class SoftMr implements MemoryRegion {
+
+    final SoftPd pd;
+    final MemorySegment segment;
+    final long address;
+    final long length;
+    final int key;
+    final int access;
+    private volatile boolean valid = true;
+
+    SoftMr(SoftPd pd, MemorySegment segment, int key, int access) {
+        this.pd = pd;
+        this.segment = segment;
+        this.address = segment.address();
+        this.length = segment.byteSize();
+        this.key = key;
+        this.access = access;
+    }
+
+    /** True when {@code [va, va + len)} lies inside the region (overflow-safe). */
+    boolean covers(long va, long len) {
+        long off = va - address;
+        return len >= 0 && off >= 0 && off <= length && len <= length - off;
+    }
+
+    boolean allows(int flags) {
+        return (access & flags) == flags;
+    }
+
+    boolean valid() {
+        return valid;
+    }
+
+    void invalidate() {
+        valid = false;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    @Override
+    public long address() {
+        return address;
+    }
+
+    @Override
+    public long length() {
+        return length;
+    }
+
+    @Override
+    public int lkey() {
+        return key;
+    }
+
+    @Override
+    public int rkey() {
+        return key;
+    }
+
+    @Override
+    public int access() {
+        return access;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public void close() {
+        pd.context.deregister(this);
+    }
+
+    @Override
+    public String toString() {
+        return String.format("MR[addr=0x%x len=%d key=0x%08x access=%s]", address, length, key,
+                Access.describe(access));
+    }
+}

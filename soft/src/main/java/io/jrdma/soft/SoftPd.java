@@ -1,0 +1,61 @@
+package io.jrdma.soft;
+
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.VerbsException;
+import java.lang.foreign.MemorySegment;
+
+/** A protection domain; counts its users so it cannot be closed under them. */
+final class SoftPd implements ProtectionDomain {
+
+    final SoftContext context;
+    final int handle;
+    int users; // MRs and QPs; guarded by the context's control lock
+    boolean closed;
+
+    SoftPd(SoftContext context, int handle) {
+        this.context = context;
+        this.handle = handle;
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MemorySegment segment, int access) {
+        if (segment == null || !segment.isNative()) {
+            throw new VerbsException(Errno.EINVAL, "only native memory can be registered (got "
+                    + (segment == null ? "null" : "a heap segment") + ")");
+        }
+        if (segment.scope() != null && !segment.isAccessibleBy(new Thread(() -> { }))) {
+            throw new VerbsException(Errno.EINVAL,
+                    "the segment belongs to a confined arena; register memory of a shared, global or automatic arena");
+        }
+        int known = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC
+                | Access.MW_BIND;
+        if ((access & ~known) != 0) {
+            throw new VerbsException(Errno.EINVAL, "unknown access flags 0x" + Integer.toHexString(access & ~known));
+        }
+        if ((access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 && (access & Access.LOCAL_WRITE) == 0) {
+            throw new VerbsException(Errno.EINVAL, "REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE");
+        }
+        return context.register(this, segment, access);
+    }
+
+    @Override
+    public QueuePair createQp(QpInitAttr attr) {
+        return context.createQp(this, attr);
+    }
+
+    @Override
+    public void close() {
+        context.deallocPd(this);
+    }
+}

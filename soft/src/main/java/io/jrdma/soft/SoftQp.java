@@ -1,0 +1,434 @@
+package io.jrdma.soft;
+
+import io.jrdma.soft.link.UdpLink;
+import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpAttrMask;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpTransitions;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.RecvWr;
+import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.VerbsException;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.Set;
+
+/**
+ * A queue pair of the soft device: its attributes, its send and receive rings, and the three transport roles that
+ * act on them on the engine thread ({@link Requester}, {@link Completer}, {@link Responder}).
+ *
+ * <p>Rings are single-producer (the posting thread) single-consumer (the engine): the poster writes an entry, then
+ * publishes it with a volatile write of the producer index; the engine retires entries with a volatile write of the
+ * consumer index.
+ */
+final class SoftQp implements QueuePair {
+
+    final SoftContext context;
+    final Engine engine;
+    final SoftPd pd;
+    final int qpn;
+    final QpType type;
+    final SoftCq sendCq;
+    final SoftCq recvCq;
+    final QpCap cap;
+    final boolean sqSigAll;
+
+    // --- attributes (written on the control path under the engine lock)
+    volatile QpState state = QpState.RESET;
+    int accessFlags;
+    int pkeyIndex;
+    int port = 1;
+    int qkey;
+    Mtu pathMtu = Mtu.MTU_1024;
+    int mtuBytes = 1024;
+    int destQpn;
+    final AhAttr ah = new AhAttr();
+    int destIp;
+    InetSocketAddress destAddress;
+    int srcPort = UdpLink.ROCE_PORT;
+    int rqPsn;
+    int sqPsn;
+    int timeout;
+    int retryCnt = 7;
+    int rnrRetry = 7;
+    int minRnrTimer;
+    int maxRdAtomic = 1;
+    int maxDestRdAtomic = 1;
+
+    // --- rings
+    final SendWqe[] sq;
+    final int sqMask;
+    volatile long sqProducer;
+    volatile long sqConsumer;
+    final RecvWqe[] rq;
+    final int rqMask;
+    volatile long rqProducer;
+    volatile long rqConsumer;
+
+    final Requester requester;
+    final Completer completer;
+    final Responder responder;
+
+    boolean ackQueued;  // on the engine's pending-ACK list
+    boolean closed;
+    Arena arena;
+
+    SoftQp(SoftContext context, SoftPd pd, int qpn, QpInitAttr attr, Arena arena) {
+        this.context = context;
+        this.engine = context.engine;
+        this.pd = pd;
+        this.qpn = qpn;
+        this.type = attr.qpType();
+        this.sendCq = (SoftCq) attr.sendCq();
+        this.recvCq = (SoftCq) attr.recvCq();
+        QpCap asked = attr.cap();
+        this.cap = new QpCap().maxSendWr(Math.max(1, asked.maxSendWr())).maxRecvWr(Math.max(1, asked.maxRecvWr()))
+                .maxSendSge(Math.max(1, asked.maxSendSge())).maxRecvSge(Math.max(1, asked.maxRecvSge()))
+                .maxInlineData(asked.maxInlineData());
+        this.sqSigAll = attr.sqSigAll();
+        int sqSize = Integer.highestOneBit(cap.maxSendWr() * 2 - 1);
+        sq = new SendWqe[sqSize];
+        sqMask = sqSize - 1;
+        int inline = cap.maxInlineData();
+        MemorySegment inlineArea = inline == 0 ? MemorySegment.NULL : arena.allocate((long) inline * sqSize, 8);
+        for (int i = 0; i < sqSize; i++) {
+            sq[i] = new SendWqe(cap.maxSendSge(),
+                    inline == 0 ? MemorySegment.NULL : inlineArea.asSlice((long) i * inline, inline));
+        }
+        int rqSize = Integer.highestOneBit(cap.maxRecvWr() * 2 - 1);
+        rq = new RecvWqe[rqSize];
+        rqMask = rqSize - 1;
+        for (int i = 0; i < rqSize; i++) {
+            rq[i] = new RecvWqe(cap.maxRecvSge());
+        }
+        requester = new Requester(this);
+        completer = new Completer(this);
+        responder = new Responder(this);
+    }
+
+    static void checkCaps(QpInitAttr attr) {
+        if (attr.qpType() != QpType.RC) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "QP type " + attr.qpType() + " is not supported yet (RC is)");
+        }
+        if (attr.sendCq() == null || attr.recvCq() == null) {
+            throw new VerbsException(Errno.EINVAL, "a QP needs a send CQ and a receive CQ");
+        }
+        QpCap c = attr.cap();
+        if (c == null) {
+            throw new VerbsException(Errno.EINVAL, "QpInitAttr.cap is missing");
+        }
+        check(c.maxSendWr(), 0, SoftLimits.MAX_QP_WR, "max_send_wr");
+        check(c.maxRecvWr(), 0, SoftLimits.MAX_QP_WR, "max_recv_wr");
+        check(c.maxSendSge(), 0, SoftLimits.MAX_SGE, "max_send_sge");
+        check(c.maxRecvSge(), 0, SoftLimits.MAX_SGE, "max_recv_sge");
+        check(c.maxInlineData(), 0, SoftLimits.MAX_INLINE, "max_inline_data");
+    }
+
+    private static void check(int v, int min, int max, String name) {
+        if (v < min || v > max) {
+            throw new VerbsException(Errno.EINVAL, name + " " + v + " is out of range [" + min + ", " + max + "]");
+        }
+    }
+
+    @Override
+    public int qpNum() {
+        return qpn;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public QpState state() {
+        return state;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public QpCap cap() {
+        return new QpCap().maxSendWr(cap.maxSendWr()).maxRecvWr(cap.maxRecvWr()).maxSendSge(cap.maxSendSge())
+                .maxRecvSge(cap.maxRecvSge()).maxInlineData(cap.maxInlineData());
+    }
+
+    // ------------------------------------------------------------------------------------------------- modify
+
+    @Override
+    public void modify(QpAttr attr, Set<QpAttrMask> mask) {
+        int bits = QpAttrMask.toBits(mask);
+        engine.lock.lock();
+        try {
+            if (closed) {
+                throw new VerbsException(Errno.EINVAL, "QP " + qpn + " is destroyed");
+            }
+            QpState cur = state;
+            if (mask.contains(QpAttrMask.CUR_STATE) && attr.curQpState() != cur
+                    && !(cur == QpState.ERR || cur == QpState.SQE)) {
+                throw new VerbsException(Errno.EINVAL, "cur_qp_state " + attr.curQpState()
+                        + " does not match the QP's state " + cur);
+            }
+            QpState next = mask.contains(QpAttrMask.STATE) ? attr.qpState() : cur;
+            QpTransitions.validate(type, cur, next, bits);
+            validateValues(attr, mask);
+            apply(attr, mask);
+            transition(cur, next);
+        } finally {
+            engine.lock.unlock();
+        }
+        engine.doorbell();
+    }
+
+    private void validateValues(QpAttr a, Set<QpAttrMask> m) {
+        if (m.contains(QpAttrMask.PORT) && a.portNum() != 1) {
+            throw new VerbsException(Errno.EINVAL, "port_num " + a.portNum() + " does not exist (the device has port 1)");
+        }
+        if (m.contains(QpAttrMask.PKEY_INDEX) && a.pkeyIndex() != 0) {
+            throw new VerbsException(Errno.EINVAL, "pkey_index " + a.pkeyIndex() + " is out of range (table length 1)");
+        }
+        if (m.contains(QpAttrMask.PATH_MTU)) {
+            if (a.pathMtu() == null) {
+                throw new VerbsException(Errno.EINVAL, "path_mtu is missing");
+            }
+            if (a.pathMtu().bytes() > context.portActiveMtu().bytes()) {
+                throw new VerbsException(Errno.EINVAL, "path_mtu " + a.pathMtu().bytes()
+                        + " exceeds the port's active MTU " + context.portActiveMtu().bytes());
+            }
+        }
+        if (m.contains(QpAttrMask.TIMEOUT)) {
+            check(a.timeout(), 0, 31, "timeout");
+        }
+        if (m.contains(QpAttrMask.RETRY_CNT)) {
+            check(a.retryCnt(), 0, 7, "retry_cnt");
+        }
+        if (m.contains(QpAttrMask.RNR_RETRY)) {
+            check(a.rnrRetry(), 0, 7, "rnr_retry");
+        }
+        if (m.contains(QpAttrMask.MIN_RNR_TIMER)) {
+            check(a.minRnrTimer(), 0, 31, "min_rnr_timer");
+        }
+        if (m.contains(QpAttrMask.MAX_QP_RD_ATOMIC)) {
+            check(a.maxRdAtomic(), 0, SoftLimits.MAX_RD_ATOMIC, "max_rd_atomic");
+        }
+        if (m.contains(QpAttrMask.MAX_DEST_RD_ATOMIC)) {
+            check(a.maxDestRdAtomic(), 0, SoftLimits.MAX_RD_ATOMIC, "max_dest_rd_atomic");
+        }
+        if (m.contains(QpAttrMask.DEST_QPN) && (a.destQpNum() & ~0xFFFFFF) != 0) {
+            throw new VerbsException(Errno.EINVAL, "dest_qp_num 0x" + Integer.toHexString(a.destQpNum())
+                    + " is not a 24-bit QPN");
+        }
+        if (m.contains(QpAttrMask.RQ_PSN) && (a.rqPsn() & ~0xFFFFFF) != 0) {
+            throw new VerbsException(Errno.EINVAL, "rq_psn " + a.rqPsn() + " is not a 24-bit PSN");
+        }
+        if (m.contains(QpAttrMask.SQ_PSN) && (a.sqPsn() & ~0xFFFFFF) != 0) {
+            throw new VerbsException(Errno.EINVAL, "sq_psn " + a.sqPsn() + " is not a 24-bit PSN");
+        }
+        if (m.contains(QpAttrMask.AV)) {
+            AhAttr av = a.ahAttr();
+            if (av == null || !av.isGlobal() || av.dgid() == null) {
+                throw new VerbsException(Errno.EINVAL, "RoCE needs a global route in ah_attr (is_global and dgid)");
+            }
+            if (!av.dgid().isIpv4Mapped()) {
+                throw new VerbsException(Errno.EINVAL, "dgid " + av.dgid()
+                        + " is not an IPv4-mapped GID; this device speaks RoCEv2 over IPv4 (use GID index 1)");
+            }
+            if (av.sgidIndex() < 0 || av.sgidIndex() >= SoftLimits.GID_TABLE_LENGTH) {
+                throw new VerbsException(Errno.EINVAL, "sgid_index " + av.sgidIndex() + " is out of range [0, "
+                        + (SoftLimits.GID_TABLE_LENGTH - 1) + "]");
+            }
+        }
+    }
+
+    private void apply(QpAttr a, Set<QpAttrMask> m) {
+        if (m.contains(QpAttrMask.ACCESS_FLAGS)) {
+            accessFlags = a.qpAccessFlags();
+        }
+        if (m.contains(QpAttrMask.PKEY_INDEX)) {
+            pkeyIndex = a.pkeyIndex();
+        }
+        if (m.contains(QpAttrMask.PORT)) {
+            port = a.portNum();
+        }
+        if (m.contains(QpAttrMask.QKEY)) {
+            qkey = a.qkey();
+        }
+        if (m.contains(QpAttrMask.PATH_MTU)) {
+            pathMtu = a.pathMtu();
+            mtuBytes = pathMtu.bytes();
+            requester.window = engine.windowFor(mtuBytes);
+        }
+        if (m.contains(QpAttrMask.DEST_QPN)) {
+            destQpn = a.destQpNum();
+        }
+        if (m.contains(QpAttrMask.AV)) {
+            copyAh(a.ahAttr(), ah);
+            Gid dgid = ah.dgid();
+            destAddress = new InetSocketAddress(dgid.toInet(), UdpLink.ROCE_PORT);
+            destIp = UdpLink.ipv4(dgid.toInet());
+        }
+        if (m.contains(QpAttrMask.AV) || m.contains(QpAttrMask.DEST_QPN)) {
+            int label = ah.flowLabel() != 0 ? ah.flowLabel() : UdpLink.flowLabel(qpn, destQpn);
+            srcPort = engine.link.openSourcePort(UdpLink.sourcePortFor(label));
+        }
+        if (m.contains(QpAttrMask.RQ_PSN)) {
+            rqPsn = a.rqPsn();
+            responder.resetPsn(rqPsn);
+        }
+        if (m.contains(QpAttrMask.SQ_PSN)) {
+            sqPsn = a.sqPsn();
+            requester.resetPsn(sqPsn);
+        }
+        if (m.contains(QpAttrMask.TIMEOUT)) {
+            timeout = a.timeout();
+        }
+        if (m.contains(QpAttrMask.RETRY_CNT)) {
+            retryCnt = a.retryCnt();
+            requester.retryLeft = retryCnt;
+        }
+        if (m.contains(QpAttrMask.RNR_RETRY)) {
+            rnrRetry = a.rnrRetry();
+            requester.rnrRetryLeft = rnrRetry;
+        }
+        if (m.contains(QpAttrMask.MIN_RNR_TIMER)) {
+            minRnrTimer = a.minRnrTimer();
+        }
+        if (m.contains(QpAttrMask.MAX_QP_RD_ATOMIC)) {
+            maxRdAtomic = a.maxRdAtomic();
+        }
+        if (m.contains(QpAttrMask.MAX_DEST_RD_ATOMIC)) {
+            maxDestRdAtomic = a.maxDestRdAtomic();
+            responder.resizeResources(Math.max(1, maxDestRdAtomic));
+        }
+    }
+
+    private static void copyAh(AhAttr from, AhAttr to) {
+        to.dgid(from.dgid()).flowLabel(from.flowLabel()).sgidIndex(from.sgidIndex()).hopLimit(from.hopLimit())
+                .trafficClass(from.trafficClass()).isGlobal(from.isGlobal()).dlid(from.dlid()).sl(from.sl())
+                .srcPathBits(from.srcPathBits()).staticRate(from.staticRate()).portNum(from.portNum());
+    }
+
+    /** Moves to {@code next}; runs under the engine lock. */
+    private void transition(QpState cur, QpState next) {
+        state = next;
+        if (next == QpState.RESET) {
+            // ibv_modify_qp to RESET discards every queued request without completions
+            sqConsumer = sqProducer;
+            rqConsumer = rqProducer;
+            requester.reset();
+            responder.reset();
+            requester.resetPsn(0);
+            responder.resetPsn(0);
+        } else if (next == QpState.ERR && cur != QpState.ERR) {
+            engine.onQpError(this);
+        } else if (next == QpState.RTS && cur == QpState.RTR) {
+            requester.retryLeft = retryCnt;
+            requester.rnrRetryLeft = rnrRetry;
+        }
+    }
+
+    /** The engine moves the QP to ERR after a fatal completion error; queued requests are then flushed. */
+    void enterError() {
+        if (state != QpState.ERR) {
+            state = QpState.ERR;
+            engine.onQpError(this);
+        }
+    }
+
+    @Override
+    public QpAttr query(QpAttr attr) {
+        engine.lock.lock();
+        try {
+            attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(responder.expectedPsn())
+                    .sqPsn(requester.nextPsn()).destQpNum(destQpn).qpAccessFlags(accessFlags).cap(cap())
+                    .pkeyIndex(pkeyIndex).portNum(port).timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetry)
+                    .minRnrTimer(minRnrTimer).maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic);
+            AhAttr out = attr.ahAttr() != null ? attr.ahAttr() : new AhAttr();
+            copyAh(ah, out);
+            attr.ahAttr(out);
+            return attr;
+        } finally {
+            engine.lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- posting
+
+    @Override
+    public void postSend(SendWr first) {
+        PostChecks.postSend(this, first);
+        engine.doorbell();
+    }
+
+    @Override
+    public void postRecv(RecvWr first) {
+        PostChecks.postRecv(this, first);
+        engine.doorbell();
+    }
+
+    // ------------------------------------------------------------------------------------------------- engine side
+
+    SendWqe sqAt(long index) {
+        return sq[(int) index & sqMask];
+    }
+
+    RecvWqe rqAt(long index) {
+        return rq[(int) index & rqMask];
+    }
+
+    /** Retires the oldest send WQE, completing it when signaled or when it failed. */
+    void retireSend(SendWqe w, WcStatus status) {
+        if (status != WcStatus.SUCCESS || w.signaled || sqSigAll) {
+            WcOpcode op = w.opcode.completionOpcode();
+            sendCq.push(w.wrId, status, op, (int) w.length, 0, 0, qpn, 0, false);
+        }
+        sqConsumer = sqConsumer + 1;
+    }
+
+    /** Flushes every queued send and receive request with WR_FLUSH_ERR (the QP is in ERR). */
+    int flush() {
+        int n = 0;
+        long sp = sqProducer;
+        for (long i = sqConsumer; i != sp; i++) {
+            SendWqe w = sqAt(i);
+            sendCq.push(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode(), 0, 0, 0, qpn, 0, false);
+            sqConsumer = i + 1;
+            n++;
+        }
+        long rp = rqProducer;
+        for (long i = rqConsumer; i != rp; i++) {
+            recvCq.push(rqAt(i).wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, qpn, 0, false);
+            rqConsumer = i + 1;
+            n++;
+        }
+        return n;
+    }
+
+    boolean hasUnflushed() {
+        return sqConsumer != sqProducer || rqConsumer != rqProducer;
+    }
+
+    @Override
+    public void close() {
+        context.destroyQp(this);
+    }
+
+    @Override
+    public String toString() {
+        return "QP[" + qpn + " " + type + " " + state + "]";
+    }
+}

@@ -1,0 +1,253 @@
+package io.jrdma.soft.link;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.function.Consumer;
+import jdk.net.ExtendedSocketOptions;
+
+/**
+ * The UDP link of a soft device: receives RoCEv2 datagrams on {@code <ip>:4791} and sends them from per-QP UDP
+ * source ports, as kernel rxe does.
+ *
+ * <p>Every channel is unconnected and has IP_DONTFRAGMENT set, so Linux writes IPv4 ID 0 into the header (the
+ * ICRC covers the ID, and a receiver cannot read it through the socket API). Not thread-safe: one engine thread
+ * uses it at a time.
+ */
+public final class UdpLink implements AutoCloseable {
+
+    /** The RoCEv2 UDP destination port (IANA). */
+    public static final int ROCE_PORT = 4791;
+
+    /** Socket buffer size asked for; Linux caps it at net.core.rmem_max / wmem_max. */
+    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+
+    private static final int SOURCE_PORT_BASE = 0xC000;
+
+    private final InetAddress address;
+    private final int localIp;
+    private final int port;
+    private final DatagramChannel main;
+    private final DatagramChannel[] bySourcePort = new DatagramChannel[0x4000];
+    private final Selector selector;
+    private final Consumer<SelectionKey> ignoreKey = key -> { };
+    private final int receiveBufferBytes;
+
+    private SocketAddress lastSender;
+    private int lastSenderIp;
+    private int lastSenderPort;
+
+    /** Binds {@code address:port} (port is 4791 except in special setups). */
+    public UdpLink(InetAddress address, int port) {
+        if (!(address instanceof Inet4Address)) {
+            throw new IllegalArgumentException("only IPv4 addresses are supported for now: " + address);
+        }
+        this.address = address;
+        this.localIp = ipv4(address);
+        this.port = port;
+        try {
+            main = open(new InetSocketAddress(address, port));
+            receiveBufferBytes = main.getOption(StandardSocketOptions.SO_RCVBUF);
+            selector = Selector.open();
+            main.register(selector, SelectionKey.OP_READ);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot bind RoCEv2 UDP socket " + address.getHostAddress() + ":" + port
+                    + " (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private static DatagramChannel open(InetSocketAddress bind) throws IOException {
+        DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET);
+        try {
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
+            ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+            ch.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            ch.bind(bind);
+            ch.configureBlocking(false);
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /** The bound IPv4 address as a big-endian int. */
+    public int localIp() {
+        return localIp;
+    }
+
+    /** The bound address. */
+    public InetAddress address() {
+        return address;
+    }
+
+    /** The bound UDP port. */
+    public int port() {
+        return port;
+    }
+
+    /** The receive socket buffer the kernel granted, in bytes. */
+    public int receiveBufferBytes() {
+        return receiveBufferBytes;
+    }
+
+    /**
+     * The RoCEv2 flow label the kernel derives for a connection that has none (rdma_calc_flow_label): a hash of
+     * the local and remote QPNs, so both ends of an RC connection use the same label.
+     */
+    public static int flowLabel(int localQpn, int remoteQpn) {
+        long v = (localQpn & 0xFFFFFFL) * (remoteQpn & 0xFFFFFFL);
+        v ^= v >>> 20;
+        v ^= v >>> 40;
+        return (int) (v & 0xFFFFF);
+    }
+
+    /** The UDP source port for a flow label (rdma_flow_label_to_udp_sport): 0xC000 | folded low 14 bits. */
+    public static int sourcePortFor(int flowLabel) {
+        int low = flowLabel & 0x3FFF;
+        int high = flowLabel & 0xFC000;
+        low ^= high >>> 14;
+        return SOURCE_PORT_BASE | low;
+    }
+
+    /**
+     * Opens (once) the channel that sends from {@code sourcePort}; returns the port actually used, which is this
+     * link's own port when that source port cannot be bound.
+     */
+    public int openSourcePort(int sourcePort) {
+        if (sourcePort < SOURCE_PORT_BASE || sourcePort > 0xFFFF) {
+            return port;
+        }
+        int i = sourcePort - SOURCE_PORT_BASE;
+        if (bySourcePort[i] != null) {
+            return sourcePort;
+        }
+        try {
+            bySourcePort[i] = open(new InetSocketAddress(address, sourcePort));
+            return sourcePort;
+        } catch (IOException e) {
+            return port;
+        }
+    }
+
+    /**
+     * Receives one datagram into {@code buf} at its position (non-blocking).
+     *
+     * @return the datagram length, or -1 when none is waiting
+     */
+    public int receive(ByteBuffer buf) {
+        int start = buf.position();
+        SocketAddress from;
+        try {
+            from = main.receive(buf);
+        } catch (IOException e) {
+            return -1;
+        }
+        if (from == null) {
+            return -1;
+        }
+        if (from != lastSender) { // the JDK reuses the sender object while the sender stays the same
+            InetSocketAddress isa = (InetSocketAddress) from;
+            lastSenderIp = isa.getAddress() instanceof Inet4Address a ? ipv4(a) : 0;
+            lastSenderPort = isa.getPort();
+            lastSender = from;
+        }
+        return buf.position() - start;
+    }
+
+    /** The source IPv4 address of the last datagram received. */
+    public int lastSenderIp() {
+        return lastSenderIp;
+    }
+
+    /** The source UDP port of the last datagram received. */
+    public int lastSenderPort() {
+        return lastSenderPort;
+    }
+
+    /**
+     * Sends {@code buf} (position to limit) from {@code sourcePort} to {@code to}.
+     *
+     * @return true when the kernel took the datagram
+     */
+    public boolean send(int sourcePort, ByteBuffer buf, InetSocketAddress to) {
+        DatagramChannel ch = main;
+        if (sourcePort != port) {
+            DatagramChannel c = bySourcePort[sourcePort - SOURCE_PORT_BASE];
+            if (c != null) {
+                ch = c;
+            }
+        }
+        try {
+            return ch.send(buf, to) > 0 || !buf.hasRemaining();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Blocks until a datagram arrives, {@link #wakeup()} is called, or {@code timeoutMs} passes (0 = no wait). */
+    public void await(long timeoutMs) {
+        try {
+            if (timeoutMs <= 0) {
+                selector.selectNow(ignoreKey);
+            } else {
+                selector.select(ignoreKey, timeoutMs);
+            }
+        } catch (IOException e) {
+            // a failed wait is a spurious wake-up: the caller polls again
+        }
+    }
+
+    /** Ends an {@link #await} in progress on another thread. */
+    public void wakeup() {
+        selector.wakeup();
+    }
+
+    /** An IPv4 address as a big-endian int. */
+    public static int ipv4(InetAddress a) {
+        byte[] b = a.getAddress();
+        return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | (b[3] & 0xFF);
+    }
+
+    /** A big-endian int as an IPv4 address. */
+    public static InetAddress ipv4(int ip) {
+        try {
+            return InetAddress.getByAddress(new byte[] {(byte) (ip >>> 24), (byte) (ip >>> 16), (byte) (ip >>> 8),
+                (byte) ip});
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(main);
+        for (DatagramChannel c : bySourcePort) {
+            if (c != null) {
+                closeQuietly(c);
+            }
+        }
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // nothing left to release
+        }
+    }
+
+    private static void closeQuietly(DatagramChannel c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            // closing a UDP channel cannot lose data
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.jrdma.verbs;
+
+/** An open device (ibv_context): the root of every other verbs resource. */
+public interface Context extends AutoCloseable {
+
+    /** The device this context was opened on. */
+    Device device();
+
+    /** The device's capabilities and limits (ibv_query_device). */
+    DeviceAttr queryDevice();
+
+    /** A port's attributes (ibv_query_port); ports count from 1. */
+    PortAttr queryPort(int port);
+
+    /** One entry of a port's GID table (ibv_query_gid). */
+    Gid queryGid(int port, int index);
+
+    /** Allocates a protection domain (ibv_alloc_pd). */
+    ProtectionDomain allocPd();
+
+    /** Creates a completion channel (ibv_create_comp_channel). */
+    CompletionChannel createCompletionChannel();
+
+    /** Creates a completion queue of at least {@code cqe} entries (ibv_create_cq), optionally with a channel. */
+    CompletionQueue createCq(int cqe, CompletionChannel channel);
+
+    /** Creates a completion queue with no channel. */
+    default CompletionQueue createCq(int cqe) {
+        return createCq(cqe, null);
+    }
+
+    /**
+     * Drives the device's progress once on the calling thread (receive, transmit, timers) when the context runs
+     * without its own engine thread; a no-op otherwise.
+     *
+     * @return the amount of work done, 0 when idle
+     */
+    int progress();
+
+    /** Closes the device (ibv_close_device); EBUSY while a PD, CQ or channel is still open. */
+    @Override
+    void close();
+}
