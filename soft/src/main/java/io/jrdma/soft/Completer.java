@@ -31,9 +31,12 @@ final class Completer {
     void onResponse(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength, long nowNs) {
         Requester req = qp.requester;
         int psn = Bth.psn(pkt, 0);
-        // A response must be for a PSN this QP sent and has not yet seen acknowledged.
-        if (Psn.diff(psn, req.psn) >= 0 || Psn.diff(psn, Psn.add(req.unackedPsn, -1)) < 0) {
+        // A response must be for a PSN this QP sent; one for a PSN already acknowledged is a harmless duplicate.
+        if (Psn.diff(psn, req.psn) >= 0) {
             engine.counters.increment(Counter.RCVD_DROPPED);
+            return;
+        }
+        if (Psn.diff(psn, Psn.add(req.unackedPsn, -1)) < 0) {
             return;
         }
         if (op.isReadResponse()) {

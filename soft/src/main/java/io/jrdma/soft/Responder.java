@@ -242,6 +242,9 @@ final class Responder {
         r.length = len;
         r.rkey = rkey;
         if (inOrder) {
+            if (ackPending && AethSyndrome.isAck(ackSyndrome)) {
+                ackPending = false; // the read's responses acknowledge everything before it (IBA 9.7.5.1.2)
+            }
             nakSent = false;
             msn = (msn + 1) & 0xFFFFFF;
             expectedPsn = Psn.add(psn, r.packets);
