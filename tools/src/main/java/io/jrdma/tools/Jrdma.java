@@ -1,0 +1,69 @@
+package io.jrdma.tools;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code jrdma} command: {@code jrdma demo}, {@code jrdma hello-verbs}, {@code jrdma devices} and
+ * {@code jrdma devinfo}. Each subcommand is a thin class over shared option ({@link DeviceSelection}) and report
+ * ({@link DeviceReport}) code. Exit status: 0 success, 1 failure, 2 bad usage.
+ */
+@Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = Jrdma.Version.class,
+        description = "RDMA verbs for Java with a software RoCEv2 device.",
+        subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class})
+public final class Jrdma implements Callable<Integer> {
+
+    /** Exit status of a failed command. */
+    static final int FAILURE = 1;
+    /** Exit status of a command line that could not be parsed. */
+    static final int USAGE = 2;
+
+    @Spec
+    private CommandSpec spec;
+
+    /** Used by picocli. */
+    public Jrdma() {
+    }
+
+    /** Runs the command line {@code args} and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line: usage errors exit 2, failures print one line and exit 1. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Jrdma());
+        cl.getSubcommands().get(HelloVerbsCommand.NAME).setUnmatchedOptionsArePositionalParams(true);
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + message(e));
+            cmd.getErr().flush();
+            return FAILURE;
+        });
+        return cl;
+    }
+
+    /** Without a subcommand: prints the usage and fails. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return USAGE;
+    }
+
+    private static String message(Throwable e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.toString() : m;
+    }
+
+    /** The version from the jar manifest (Implementation-Version). */
+    static final class Version implements IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Jrdma.class.getPackage().getImplementationVersion();
+            return new String[] {"jrdma " + (v == null ? "(development build)" : v)};
+        }
+    }
+}
