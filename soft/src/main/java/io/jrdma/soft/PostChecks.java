@@ -37,16 +37,10 @@ final class PostChecks {
                 default -> throw bad(index, Errno.EOPNOTSUPP, "opcode " + op + " is not supported by this device yet");
             }
             int n = wr.numSge();
-            if (n < 0 || n > qp.cap.maxSendSge()) {
-                throw bad(index, Errno.EINVAL, "num_sge " + n + " exceeds the QP's max_send_sge "
-                        + qp.cap.maxSendSge());
-            }
+            Sge[] sg = wr.sgList();
+            checkList(sg, n, qp.cap.maxSendSge(), "max_send_sge", index);
             boolean inline = (wr.sendFlags() & SendFlags.INLINE) != 0;
             long total = 0;
-            Sge[] sg = wr.sgList();
-            if (n > 0 && (sg == null || sg.length < n)) {
-                throw bad(index, Errno.EINVAL, "sg_list holds fewer than num_sge (" + n + ") entries");
-            }
             for (int i = 0; i < n; i++) {
                 total += sg[i].length() & 0xFFFFFFFFL;
             }
@@ -92,11 +86,7 @@ final class PostChecks {
                 w.numSge = 0;
             } else {
                 w.numSge = n;
-                for (int i = 0; i < n; i++) {
-                    w.sgeAddr[i] = sg[i].addr();
-                    w.sgeLength[i] = sg[i].length();
-                    w.sgeLkey[i] = sg[i].lkey();
-                }
+                copyList(sg, n, w.sgeAddr, w.sgeLength, w.sgeLkey);
             }
             qp.sqProducer = p + 1; // publish (volatile write)
         }
@@ -146,14 +136,8 @@ final class PostChecks {
                 throw bad(index, Errno.EINVAL, "post_recv on QP " + qp.qpn + " in state RESET");
             }
             int n = wr.numSge();
-            if (n < 0 || n > qp.cap.maxRecvSge()) {
-                throw bad(index, Errno.EINVAL, "num_sge " + n + " exceeds the QP's max_recv_sge "
-                        + qp.cap.maxRecvSge());
-            }
             Sge[] sg = wr.sgList();
-            if (n > 0 && (sg == null || sg.length < n)) {
-                throw bad(index, Errno.EINVAL, "sg_list holds fewer than num_sge (" + n + ") entries");
-            }
+            checkList(sg, n, qp.cap.maxRecvSge(), "max_recv_sge", index);
             long total = 0;
             for (int i = 0; i < n; i++) {
                 checkLocalSge(qp, sg[i], index, i);
@@ -168,12 +152,25 @@ final class PostChecks {
             w.wrId = wr.wrId();
             w.numSge = n;
             w.capacity = total;
-            for (int i = 0; i < n; i++) {
-                w.sgeAddr[i] = sg[i].addr();
-                w.sgeLength[i] = sg[i].length();
-                w.sgeLkey[i] = sg[i].lkey();
-            }
+            copyList(sg, n, w.sgeAddr, w.sgeLength, w.sgeLkey);
             qp.rqProducer = p + 1;
+        }
+    }
+
+    private static void checkList(Sge[] sg, int n, int max, String limitName, int index) {
+        if (n < 0 || n > max) {
+            throw bad(index, Errno.EINVAL, "num_sge " + n + " exceeds the QP's " + limitName + " " + max);
+        }
+        if (n > 0 && (sg == null || sg.length < n)) {
+            throw bad(index, Errno.EINVAL, "sg_list holds fewer than num_sge (" + n + ") entries");
+        }
+    }
+
+    private static void copyList(Sge[] sg, int n, long[] addr, int[] length, int[] lkey) {
+        for (int i = 0; i < n; i++) {
+            addr[i] = sg[i].addr();
+            length[i] = sg[i].length();
+            lkey[i] = sg[i].lkey();
         }
     }
 
