@@ -14,7 +14,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = Jrdma.Version.class,
         description = "RDMA verbs for Java with a software RoCEv2 device.",
-        subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class})
+        subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class,
+            ThroughputCommand.class})
 public final class Jrdma implements Callable<Integer> {
 
     /** Exit status of a failed command. */
