@@ -26,6 +26,11 @@ public enum Counter {
     RETRANSMITTED_PKTS("retransmitted_pkts"),
     /** Packets dropped because the ICRC did not verify. */
     ICRC_ERR("icrc_err"),
+    /**
+     * Packets whose ICRC verified only under a nonzero IPv4 ID, solved for because the socket API hides it
+     * (kernel rxe sends nonzero IDs; jrdma sends ID 0, so between jrdma devices this stays 0).
+     */
+    ICRC_ID_SOLVED("icrc_id_solved"),
     /** Received datagrams dropped for any other reason (malformed, unknown QP, wrong state, wrong source). */
     RCVD_DROPPED("rcvd_dropped"),
     /** Datagrams the kernel refused to send. */

@@ -293,7 +293,11 @@ final class Engine implements AutoCloseable {
         if (icrc.verifyIpv4(srcIp, localIp, srcPort, link.port(), 0, rxBuffer, 0, len)) {
             return true;
         }
-        return icrc.solveIpv4Id(srcIp, localIp, srcPort, link.port(), rxBuffer, 0, len) >= 0;
+        if (icrc.solveIpv4Id(srcIp, localIp, srcPort, link.port(), rxBuffer, 0, len) >= 0) {
+            counters.increment(Counter.ICRC_ID_SOLVED);
+            return true;
+        }
+        return false;
     }
 
     private void drop() {
