@@ -227,7 +227,8 @@ final class Completer {
     /** Local ACK timeout: retransmit from the oldest unacknowledged PSN, or fail once retry_cnt is spent. */
     int checkTimer(long nowNs) {
         Requester req = qp.requester;
-        if (req.ackDeadlineNs == 0 || nowNs - req.ackDeadlineNs < 0 || qp.state != QpState.RTS) {
+        if (req.ackDeadlineNs == 0 || nowNs - req.ackDeadlineNs < 0
+                || (qp.state != QpState.RTS && qp.state != QpState.SQD)) {
             return 0;
         }
         if (!req.hasOutstanding()) {

@@ -68,7 +68,8 @@ final class Requester {
 
     /** Sends what the window, the read limit and the budget allow. */
     int transmit(long nowNs) {
-        if (qp.state != QpState.RTS) {
+        QpState state = qp.state;
+        if (state != QpState.RTS && state != QpState.SQD) {
             return 0;
         }
         if (rnrWaitUntilNs != 0) {
@@ -84,6 +85,9 @@ final class Requester {
             }
             SendWqe w = qp.sqAt(next);
             if (!w.started) {
+                if (state == QpState.SQD) {
+                    break; // draining (IBA 10.3.1.4): finish the message in progress, start no new one
+                }
                 if ((w.flags & SendFlags.FENCE) != 0 && rdAtomicOutstanding > 0) {
                     break; // IBA 10.8.3.3: a fenced request waits for earlier reads and atomics
                 }

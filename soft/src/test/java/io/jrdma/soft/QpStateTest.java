@@ -196,4 +196,41 @@ class QpStateTest {
         assertEquals(3, wcs[0].wrId());
         assertEquals(WcStatus.WR_FLUSH_ERR, wcs[0].status());
     }
+
+    @Test
+    void shouldDrainTheMessageInProgressInSqdAndStartNoNewOne() {
+        Peer.Link link = new Peer.Link();
+        a.connect(b, link);
+        b.connect(a, link);
+        // a large write is in flight when the QP moves to SQD; a second one is queued behind it
+        a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sg(new Sge(a.addr(0), 60_000, a.mr.lkey())).remoteAddr(b.addr(0)).rkey(b.mr.rkey()));
+        move(a, new QpAttr().qpState(QpState.SQD));
+        a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sg(new Sge(a.addr(0), 100, a.mr.lkey())).remoteAddr(b.addr(0)).rkey(b.mr.rkey()));
+        WorkCompletion[] wcs = {new WorkCompletion()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int got = 0;
+        while (got == 0 && System.nanoTime() < deadline) {
+            b.ctx.progress();
+            got = a.cq.poll(wcs);
+        }
+        assertEquals(1, got, "the message in progress completes in SQD");
+        assertEquals(1, wcs[0].wrId());
+        assertEquals(WcStatus.SUCCESS, wcs[0].status());
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        while (System.nanoTime() < end) {
+            b.ctx.progress();
+            assertEquals(0, a.cq.poll(wcs), "no new message starts while the QP is in SQD");
+        }
+        move(a, new QpAttr().qpState(QpState.RTS));
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        got = 0;
+        while (got == 0 && System.nanoTime() < deadline) {
+            b.ctx.progress();
+            got = a.cq.poll(wcs);
+        }
+        assertEquals(1, got);
+        assertEquals(2, wcs[0].wrId(), "back in RTS the queued message goes");
+    }
 }
