@@ -39,6 +39,8 @@ public enum Counter {
     PORT_XMIT_DATA("port_xmit_data"),
     /** Bytes of IB packets received. */
     PORT_RCV_DATA("port_rcv_data"),
+    /** QPs moved to ERR because the engine failed unexpectedly while serving them (a bug, reported, not hidden). */
+    QP_FATAL("qp_fatal"),
     /** Completion queue overruns. */
     CQ_OVERRUN("cq_overrun");
 

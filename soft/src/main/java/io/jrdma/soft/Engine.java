@@ -45,6 +45,7 @@ final class Engine implements AutoCloseable {
     private SoftQp[] live = new SoftQp[8];
     private int liveCount;
 
+    volatile RuntimeException lastFailure;
     private Thread thread;
     private volatile boolean running;
     private volatile boolean sleeping;
@@ -210,9 +211,16 @@ final class Engine implements AutoCloseable {
                 }
                 continue;
             }
-            work += qp.completer.checkTimer(now);
-            work += qp.responder.transmit();
-            work += qp.requester.transmit(now);
+            try {
+                work += qp.completer.checkTimer(now);
+                work += qp.responder.transmit();
+                work += qp.requester.transmit(now);
+            } catch (RuntimeException e) {
+                // an engine bug must not stop the device: this QP fails (its WRs flush), the others go on
+                counters.increment(Counter.QP_FATAL);
+                lastFailure = e;
+                qp.enterError();
+            }
         }
         return work;
     }
@@ -230,6 +238,7 @@ final class Engine implements AutoCloseable {
                 onDatagram(len, now);
             } catch (RuntimeException e) {
                 counters.increment(Counter.RCVD_DROPPED); // a bad packet must never stop the engine
+                lastFailure = e;
             }
         }
         return n;

@@ -49,6 +49,11 @@ public final class SoftContext implements Context {
         return engine.counters;
     }
 
+    /** The last unexpected exception the engine caught (and counted), or null: for diagnosing engine bugs. */
+    public RuntimeException lastEngineFailure() {
+        return engine.lastFailure;
+    }
+
     /** Sets (or clears, with null) the tap that sees every packet sent and received. */
     public void tap(PacketTap tap) {
         engine.tap = tap;

@@ -180,4 +180,24 @@ class VerbsBadFlowTest {
                 new QpInitAttr().qpType(QpType.RC).sendCq(foreign).recvCq(pair.a.cq).cap(Peer.defaultCap())));
         assertEquals(Errno.EINVAL, f.errno());
     }
+
+    @Test
+    void shouldFailOnlyTheQpWhoseServiceThrewBadFlow() {
+        // a tap that throws stands in for an engine bug on the transmit path of a's QP
+        pair.a.ctx.tap((tx, p, off, len, sip, sp, dip, dp) -> {
+            if (tx) {
+                throw new IllegalStateException("injected");
+            }
+        });
+        pair.a.qp.postSend(send(1, 10));
+        WorkCompletion wc = pair.await(pair.a.cq);
+        assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(), "the QP fails and its WR is flushed, not lost");
+        assertEquals(io.jrdma.verbs.QpState.ERR, pair.a.qp.state());
+        assertEquals(1, pair.a.ctx.counters().get(Counter.QP_FATAL));
+        assertEquals("injected", pair.a.ctx.lastEngineFailure().getMessage());
+        pair.a.ctx.tap(null);
+        // the device itself keeps working: b can still be driven and polled without errors
+        pair.drive();
+        assertEquals(0, pair.b.ctx.counters().get(Counter.QP_FATAL));
+    }
 }
