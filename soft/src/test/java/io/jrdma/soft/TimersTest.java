@@ -72,10 +72,9 @@ class TimersTest {
         ManualClock clock = new ManualClock();
         Peer.Link link = new Peer.Link();
         link.timeout = 8;
-        try (Peer a = new Peer(A, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap());
-             Peer b = new Peer(B, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap())) {
-            a.connect(b, link);
-            b.connect(a, link);
+        try (Pair pair = new Pair(A, B, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap(), link)) {
+            Peer a = pair.a;
+            Peer b = pair.b;
             // a sends while b is not driven; the clock passes the ACK timeout before b ever answers, so a goes
             // back and sends the whole message again, and b sees each packet a second time as a duplicate
             a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
@@ -95,10 +94,9 @@ class TimersTest {
         Peer.Link link = new Peer.Link();
         link.minRnrTimer = 14; // 1.28 ms
         link.rnrRetry = 7;     // forever
-        try (Peer a = new Peer(A, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap());
-             Peer b = new Peer(B, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap())) {
-            a.connect(b, link);
-            b.connect(a, link);
+        try (Pair pair = new Pair(A, B, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap(), link)) {
+            Peer a = pair.a;
+            Peer b = pair.b;
             a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                     .sg(new Sge(a.addr(0), 2000, a.mr.lkey())));
             WorkCompletion[] wcs = {new WorkCompletion()};
@@ -125,10 +123,9 @@ class TimersTest {
         ManualClock clock = new ManualClock();
         Peer.Link link = new Peer.Link();
         link.rnrRetry = 0;
-        try (Peer a = new Peer(A, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap());
-             Peer b = new Peer(B, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap())) {
-            a.connect(b, link);
-            b.connect(a, link);
+        try (Pair pair = new Pair(A, B, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap(), link)) {
+            Peer a = pair.a;
+            Peer b = pair.b;
             a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                     .sg(new Sge(a.addr(0), 10, a.mr.lkey())));
             WorkCompletion wc = awaitStepping(a, b, a, clock, 1000);
