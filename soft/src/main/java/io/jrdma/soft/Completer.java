@@ -252,7 +252,6 @@ final class Completer {
         if (qp.sqConsumer != qp.sqProducer) {
             qp.retireSend(qp.sqAt(qp.sqConsumer), status);
         }
-        qp.requester.ackDeadlineNs = 0;
         qp.enterError();
     }
 }

@@ -9,6 +9,7 @@ import io.jrdma.wire.Opcode;
 import io.jrdma.wire.Transport;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -80,7 +81,7 @@ final class Engine implements AutoCloseable {
     void add(SoftQp qp) {
         qpBySlot[qp.qpn - SoftLimits.QPN_BASE] = qp;
         if (liveCount == live.length) {
-            live = java.util.Arrays.copyOf(live, live.length * 2);
+            live = Arrays.copyOf(live, live.length * 2);
         }
         live[liveCount++] = qp;
     }
@@ -329,11 +330,6 @@ final class Engine implements AutoCloseable {
             counters.increment(Counter.SEND_ERR); // lost like a wire drop; retransmission recovers
         }
         txBuffer.clear();
-    }
-
-    /** A QP entered ERR: its queued requests are flushed on the next pass. */
-    void onQpError(SoftQp qp) {
-        qp.requester.ackDeadlineNs = 0;
     }
 
     @Override

@@ -108,8 +108,7 @@ final class Responder {
             fatal(NakCode.INVALID_REQUEST, psn, null);
             return;
         }
-        if (op.requiresReceiveWqe() && (inMessage == NONE || !op.isSend())
-                && qp.rqConsumer == qp.rqProducer) {
+        if (op.startsReceiveWqe() && qp.rqConsumer == qp.rqProducer) {
             engine.counters.increment(Counter.SEND_RNR_ERR);
             nakSent = true; // later packets of this burst are out of sequence; the RNR NAK speaks for them
             queueAck(psn, AethSyndrome.rnrNak(qp.minRnrTimer));
@@ -166,7 +165,7 @@ final class Responder {
             int imm = op.hasImm() ? ImmDt.imm(pkt, op.immOffset()) : 0;
             completeRecv(w, WcOpcode.RECV, (int) recvOffset, imm, flags, Bth.solicited(pkt, 0));
         }
-        advance(pkt, psn);
+        advance(op, pkt, psn);
     }
 
     private void onWrite(Opcode op, MemorySegment pkt, int psn, int payloadOffset, int payloadLength) {
@@ -204,7 +203,7 @@ final class Responder {
             completeRecv(w, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, ImmDt.imm(pkt, op.immOffset()),
                     WcFlags.WITH_IMM, Bth.solicited(pkt, 0));
         }
-        advance(pkt, psn);
+        advance(op, pkt, psn);
     }
 
     /** The region {@code rkey} names if it may be accessed as asked over {@code [va, va + len)}, else null. */
@@ -251,11 +250,11 @@ final class Responder {
         }
     }
 
-    private void advance(MemorySegment pkt, int psn) {
-        if (Opcode.of(Bth.opcode(pkt, 0)).isEnd()) {
+    private void advance(Opcode op, MemorySegment pkt, int psn) {
+        if (op.isEnd()) {
             inMessage = NONE;
-            if (!Opcode.of(Bth.opcode(pkt, 0)).requiresReceiveWqe()) {
-                msn = (msn + 1) & 0xFFFFFF; // a plain WRITE completes here; receives count in completeRecv
+            if (op.isWrite() && !op.hasImm()) {
+                msn = (msn + 1) & 0xFFFFFF; // a plain WRITE completes here; SENDs and WRITE_WITH_IMM in completeRecv
             }
         }
         expectedPsn = Psn.next(psn);

@@ -13,6 +13,9 @@ import java.lang.foreign.MemorySegment;
 /** A protection domain; counts its users so it cannot be closed under them. */
 final class SoftPd implements ProtectionDomain {
 
+    /** A thread that owns no arena (never started): a segment it cannot access is confined to its owner. */
+    private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
     final SoftContext context;
     final int handle;
     int users; // MRs and QPs; guarded by the context's control lock
@@ -34,7 +37,7 @@ final class SoftPd implements ProtectionDomain {
             throw new VerbsException(Errno.EINVAL, "only native memory can be registered (got "
                     + (segment == null ? "null" : "a heap segment") + ")");
         }
-        if (segment.scope() != null && !segment.isAccessibleBy(new Thread(() -> { }))) {
+        if (!segment.isAccessibleBy(OTHER_THREAD)) {
             throw new VerbsException(Errno.EINVAL,
                     "the segment belongs to a confined arena; register memory of a shared, global or automatic arena");
         }

@@ -334,7 +334,7 @@ final class SoftQp implements QueuePair {
             requester.resetPsn(0);
             responder.resetPsn(0);
         } else if (next == QpState.ERR && cur != QpState.ERR) {
-            engine.onQpError(this);
+            requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
         } else if (next == QpState.RTS && cur == QpState.RTR) {
             requester.retryLeft = retryCnt;
             requester.rnrRetryLeft = rnrRetry;
@@ -345,7 +345,7 @@ final class SoftQp implements QueuePair {
     void enterError() {
         if (state != QpState.ERR) {
             state = QpState.ERR;
-            engine.onQpError(this);
+            requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
         }
     }
 
