@@ -42,7 +42,11 @@ public enum Counter {
     /** QPs moved to ERR because the engine failed unexpectedly while serving them (a bug, reported, not hidden). */
     QP_FATAL("qp_fatal"),
     /** Completion queue overruns. */
-    CQ_OVERRUN("cq_overrun");
+    CQ_OVERRUN("cq_overrun"),
+    /** Asynchronous events raised. */
+    ASYNC_EVENTS("async_events"),
+    /** Asynchronous events dropped because the context's event queue was full. */
+    ASYNC_EVENTS_DROPPED("async_events_dropped");
 
     private final String rxeName;
 

@@ -1,5 +1,6 @@
 package io.jrdma.soft;
 
+import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
@@ -19,6 +20,7 @@ import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,6 +33,7 @@ public final class SoftContext implements Context {
     final SoftDevice device;
     final Engine engine;
     final MrTable mrs = new MrTable(SoftLimits.MAX_MR);
+    final AsyncEvents events;
     private final List<SoftPd> pds = new ArrayList<>();
     private final List<SoftCq> cqs = new ArrayList<>();
     private final List<SoftChannel> channels = new ArrayList<>();
@@ -42,6 +45,7 @@ public final class SoftContext implements Context {
     SoftContext(SoftDevice device, Engine engine) {
         this.device = device;
         this.engine = engine;
+        this.events = new AsyncEvents(engine);
     }
 
     /** The device's counters (rxe's hw_counters and the port counters). */
@@ -306,6 +310,11 @@ public final class SoftContext implements Context {
         if (closed) {
             throw new VerbsException(Errno.EINVAL, "device context is closed");
         }
+    }
+
+    @Override
+    public AsyncEvent awaitAsyncEvent(Duration timeout) {
+        return events.await(timeout);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.VerbsException;
+import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
@@ -70,7 +71,10 @@ final class SoftCq implements CompletionQueue {
         return n;
     }
 
-    /** Engine side: appends one completion and raises the channel event when armed for it. */
+    /**
+     * Engine side: appends one completion and raises the channel event when armed for it. {@code imm} is the
+     * immediate data, or the invalidated rkey when {@code flags} has {@link WcFlags#WITH_INV}.
+     */
     void push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, int qpNum, int srcQp,
             boolean solicited) {
         long t = tail;
@@ -81,7 +85,10 @@ final class SoftCq implements CompletionQueue {
             }
             return;
         }
-        ring[(int) t & mask].fill(wrId, status, opcode, byteLen, imm, flags, qpNum, srcQp);
+        WorkCompletion wc = ring[(int) t & mask].fill(wrId, status, opcode, byteLen, imm, flags, qpNum, srcQp);
+        if ((flags & WcFlags.WITH_INV) != 0) {
+            wc.immData(0).invalidatedRkey(imm); // imm_data and invalidated_rkey share a union in ibv_wc
+        }
         tail = t + 1;
         int a = armed.get();
         if (a == ARMED_ANY || (a == ARMED_SOLICITED && (solicited || status != WcStatus.SUCCESS))) {

@@ -1,6 +1,12 @@
 package io.jrdma.soft;
 
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AddressHandle;
+import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.MemoryWindow;
+import io.jrdma.verbs.MwType;
+import io.jrdma.verbs.SharedReceiveQueue;
+import io.jrdma.verbs.SrqAttr;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.MemoryRegion;
@@ -55,6 +61,21 @@ final class SoftPd implements ProtectionDomain {
     @Override
     public QueuePair createQp(QpInitAttr attr) {
         return context.createQp(this, attr);
+    }
+
+    @Override
+    public AddressHandle createAh(AhAttr attr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "address handles are not supported by this device yet");
+    }
+
+    @Override
+    public SharedReceiveQueue createSrq(SrqAttr attr) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "shared receive queues are not supported by this device yet");
+    }
+
+    @Override
+    public MemoryWindow allocMw(MwType type) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "memory windows are not supported by this device yet");
     }
 
     @Override

@@ -4,7 +4,9 @@ import io.jrdma.soft.link.UdpLink;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.MemoryWindow;
 import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.MwBind;
 import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpAttrMask;
@@ -378,6 +380,11 @@ final class SoftQp implements QueuePair {
     public void postRecv(RecvWr first) {
         PostChecks.postRecv(this, first);
         engine.doorbell();
+    }
+
+    @Override
+    public int bindMw(MemoryWindow mw, MwBind bind) {
+        throw new VerbsException(Errno.EOPNOTSUPP, "memory windows are not supported by this device yet");
     }
 
     // ------------------------------------------------------------------------------------------------- engine side

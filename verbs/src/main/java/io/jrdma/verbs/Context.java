@@ -1,5 +1,7 @@
 package io.jrdma.verbs;
 
+import java.time.Duration;
+
 /** An open device (ibv_context): the root of every other verbs resource. */
 public interface Context extends AutoCloseable {
 
@@ -27,6 +29,19 @@ public interface Context extends AutoCloseable {
     /** Creates a completion queue with no channel. */
     default CompletionQueue createCq(int cqe) {
         return createCq(cqe, null);
+    }
+
+    /**
+     * Takes the oldest asynchronous event (ibv_get_async_event), waiting up to {@code timeout} for one. Events are
+     * kept in a bounded queue; when it is full the newest are dropped and counted by the provider.
+     *
+     * @return the event, or null on timeout
+     */
+    AsyncEvent awaitAsyncEvent(Duration timeout);
+
+    /** Takes the oldest asynchronous event without waiting, or null when there is none. */
+    default AsyncEvent pollAsyncEvent() {
+        return awaitAsyncEvent(Duration.ZERO);
     }
 
     /**

@@ -26,10 +26,22 @@ public interface ProtectionDomain extends AutoCloseable {
         return registerMemory(MemorySegment.ofBuffer(directBuffer.duplicate().clear()), access);
     }
 
-    /** Creates a queue pair (ibv_create_qp); it starts in RESET. */
+    /** Creates a queue pair (ibv_create_qp); it starts in RESET. Its CQs and SRQ must be of the same context/PD. */
     QueuePair createQp(QpInitAttr attr);
 
-    /** Deallocates the PD (ibv_dealloc_pd); EBUSY while a QP or MR still belongs to it. */
+    /**
+     * Creates an address handle for UD sends (ibv_create_ah). On RoCE the address must be global (is_global, a
+     * dgid the device can reach).
+     */
+    AddressHandle createAh(AhAttr attr);
+
+    /** Creates a shared receive queue (ibv_create_srq) with at least {@code attr.maxWr()} entries. */
+    SharedReceiveQueue createSrq(SrqAttr attr);
+
+    /** Allocates an unbound memory window (ibv_alloc_mw). */
+    MemoryWindow allocMw(MwType type);
+
+    /** Deallocates the PD (ibv_dealloc_pd); EBUSY while a QP, MR, MW, AH or SRQ still belongs to it. */
     @Override
     void close();
 }

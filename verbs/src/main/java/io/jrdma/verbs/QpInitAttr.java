@@ -11,6 +11,7 @@ public final class QpInitAttr {
     private CompletionQueue recvCq;
     private final QpCap cap = new QpCap();
     private boolean sqSigAll;
+    private SharedReceiveQueue srq;
 
     /** An RC QP with no CQs yet, all sizes 0 and sqSigAll off. */
     public QpInitAttr() {
@@ -74,6 +75,17 @@ public final class QpInitAttr {
         return this;
     }
 
+    /** The shared receive queue the QP takes receive requests from, or null for its own (ibv_qp_init_attr.srq). */
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    /** Sets the shared receive queue (srq); returns this. */
+    public QpInitAttr srq(SharedReceiveQueue srq) {
+        this.srq = srq;
+        return this;
+    }
+
     /** Copies every field of {@code other} (the CQs by reference); returns this. */
     public QpInitAttr copyFrom(QpInitAttr other) {
         qpType = other.qpType;
@@ -81,6 +93,7 @@ public final class QpInitAttr {
         recvCq = other.recvCq;
         cap.copyFrom(other.cap);
         sqSigAll = other.sqSigAll;
+        srq = other.srq;
         return this;
     }
 

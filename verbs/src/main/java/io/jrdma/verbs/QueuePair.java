@@ -49,6 +49,16 @@ public interface QueuePair extends AutoCloseable {
     /** Posts a chain of receive work requests (ibv_post_recv); errors as for {@link #postSend}. */
     void postRecv(RecvWr wr);
 
+    /**
+     * Binds (or, with a zero-length {@link MwBindInfo}, unbinds) a type 1 memory window (ibv_bind_mw): posts a bind
+     * request on the send queue, which completes in order with {@link WcOpcode#BIND_MW} if signaled.
+     *
+     * @return the window's new rkey, valid once the bind has executed
+     * @throws VerbsException EINVAL for a type 2 window, a window or MR of another PD, an MR without MW_BIND, a
+     *                        range outside the MR, or rights the MR does not allow; as {@link #postSend} otherwise
+     */
+    int bindMw(MemoryWindow mw, MwBind bind);
+
     /** Destroys the QP (ibv_destroy_qp); outstanding requests are dropped without completions, as in libibverbs. */
     @Override
     void close();

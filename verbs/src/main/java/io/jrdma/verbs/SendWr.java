@@ -24,6 +24,10 @@ public final class SendWr {
     private long swap;
     private int remoteQpn;
     private int remoteQkey;
+    private AddressHandle ah;
+    private MemoryWindow mw;
+    private int bindRkey;
+    private final MwBindInfo bindInfo = new MwBindInfo();
 
     /** An empty SEND request: every number 0, no next, no gather entries. */
     public SendWr() {
@@ -211,6 +215,60 @@ public final class SendWr {
         return this;
     }
 
+    /** The address handle of a UD send (ibv_send_wr.wr.ud.ah). */
+    public AddressHandle ah() {
+        return ah;
+    }
+
+    /** Sets the address handle of a UD send (wr.ud.ah); returns this. */
+    public SendWr ah(AddressHandle ah) {
+        this.ah = ah;
+        return this;
+    }
+
+    /** Sets the destination of a UD send: address handle, QP number and Q_Key; returns this. */
+    public SendWr ud(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        this.ah = ah;
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
+        return this;
+    }
+
+    /** The type 2 window a BIND_MW request binds (ibv_send_wr.bind_mw.mw). */
+    public MemoryWindow mw() {
+        return mw;
+    }
+
+    /** Sets the window a BIND_MW request binds (bind_mw.mw); returns this. */
+    public SendWr mw(MemoryWindow mw) {
+        this.mw = mw;
+        return this;
+    }
+
+    /**
+     * The rkey a BIND_MW request gives the window (ibv_send_wr.bind_mw.rkey): the window's current rkey with its
+     * low 8 bits (the key the consumer owns) replaced, as ibv_inc_rkey does.
+     */
+    public int bindRkey() {
+        return bindRkey;
+    }
+
+    /** Sets the new rkey of a BIND_MW request (bind_mw.rkey); returns this. */
+    public SendWr bindRkey(int bindRkey) {
+        this.bindRkey = bindRkey;
+        return this;
+    }
+
+    /** What a BIND_MW request binds the window to (ibv_send_wr.bind_mw.bind_info): this object's own instance. */
+    public MwBindInfo bindInfo() {
+        return bindInfo;
+    }
+
+    /** The rkey {@code rkey} with its low 8 bits incremented (ibv_inc_rkey). */
+    public static int incRkey(int rkey) {
+        return (rkey & 0xFFFFFF00) | ((rkey + 1) & 0xFF);
+    }
+
     /** The sum of the lengths of the first {@link #numSge()} entries: the message size. */
     public long totalLength() {
         long sum = 0;
@@ -236,6 +294,10 @@ public final class SendWr {
         swap = 0;
         remoteQpn = 0;
         remoteQkey = 0;
+        ah = null;
+        mw = null;
+        bindRkey = 0;
+        bindInfo.mr(null).addr(0).length(0).mwAccessFlags(0);
         return this;
     }
 
