@@ -5,12 +5,14 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import io.jrdma.wire.Aeth;
 import io.jrdma.wire.AethSyndrome;
+import io.jrdma.wire.AtomicAckEth;
 import io.jrdma.wire.Bth;
 import io.jrdma.wire.NakCode;
 import io.jrdma.wire.Opcode;
 import io.jrdma.wire.Psn;
 import io.jrdma.wire.RnrTimer;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The completer role of an RC QP (IBA 9.7.5.3, kernel rxe_comp.c): ACKs retire send WQEs in order (one ACK
@@ -21,6 +23,8 @@ final class Completer {
 
     private final SoftQp qp;
     private final Engine engine;
+    /** The original value of an atomic in host order, staged for the scatter into the WR's local buffer. */
+    private final MemorySegment atomicResult = MemorySegment.ofArray(new long[1]);
 
     Completer(SoftQp qp) {
         this.qp = qp;
@@ -44,6 +48,10 @@ final class Completer {
             return;
         }
         int syndrome = Aeth.syndrome(pkt, op.aethOffset());
+        if (op.isAtomicAck()) {
+            onAtomicAck(op, pkt, psn, syndrome, nowNs);
+            return;
+        }
         if (AethSyndrome.isAck(syndrome)) {
             onAck(psn, nowNs);
         } else if (AethSyndrome.isRnrNak(syndrome)) {
@@ -164,6 +172,43 @@ final class Completer {
         if (w.readPacketsDone == w.packets) {
             qp.retireSend(w, WcStatus.SUCCESS);
         }
+        progressed(nowNs);
+    }
+
+    /**
+     * ATOMIC ACKNOWLEDGE (rxe do_atomic): implies every request before it; completes the atomic at its PSN with
+     * the original value written, in host order, into the WR's 8-byte local buffer. An earlier read or atomic still
+     * missing its response was lost: the requester goes back to it (implied NAK).
+     */
+    private void onAtomicAck(Opcode op, MemorySegment pkt, int psn, int syndrome, long nowNs) {
+        Requester req = qp.requester;
+        if (!AethSyndrome.isAck(syndrome)) {
+            engine.counters.increment(Counter.RCVD_DROPPED); // an ATOMIC ACKNOWLEDGE only ever carries an ACK
+            return;
+        }
+        if (!retireBefore(psn)) {
+            return;
+        }
+        if (qp.sqConsumer == qp.sqProducer) {
+            engine.counters.increment(Counter.RCVD_DROPPED);
+            return;
+        }
+        SendWqe w = qp.sqAt(qp.sqConsumer);
+        if (!w.started || !w.opcode.isAtomic() || w.firstPsn != psn) {
+            engine.counters.increment(Counter.RCVD_DROPPED); // a replayed acknowledge of an atomic already done
+            return;
+        }
+        atomicResult.set(ValueLayout.JAVA_LONG, 0, AtomicAckEth.origData(pkt, op.atomicAckEthOffset()));
+        if (!Sgl.scatter(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, 0, atomicResult, 0,
+                8)) {
+            failHead(WcStatus.LOC_PROT_ERR);
+            return;
+        }
+        req.rdAtomicOutstanding = Math.max(0, req.rdAtomicOutstanding - 1);
+        if (Psn.diff(Psn.next(psn), req.unackedPsn) > 0) {
+            req.unackedPsn = Psn.next(psn);
+        }
+        qp.retireSend(w, WcStatus.SUCCESS);
         progressed(nowNs);
     }
 

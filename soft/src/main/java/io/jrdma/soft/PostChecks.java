@@ -2,6 +2,7 @@ package io.jrdma.soft;
 
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
@@ -34,6 +35,7 @@ final class PostChecks {
             }
             switch (op) {
                 case SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> { }
+                case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> checkAtomicQp(qp, index);
                 default -> throw bad(index, Errno.EOPNOTSUPP, "opcode " + op + " is not supported by this device yet");
             }
             int n = wr.numSge();
@@ -43,6 +45,9 @@ final class PostChecks {
             long total = 0;
             for (int i = 0; i < n; i++) {
                 total += sg[i].length() & 0xFFFFFFFFL;
+            }
+            if (op.isAtomic()) {
+                checkAtomic(wr, total, inline, index);
             }
             if (inline) {
                 if (op == WrOpcode.RDMA_READ) {
@@ -89,6 +94,31 @@ final class PostChecks {
                 copyList(sg, n, w.sgeAddr, w.sgeLength, w.sgeLkey);
             }
             qp.sqProducer = p + 1; // publish (volatile write)
+        }
+    }
+
+    /** Atomics exist on RC only (rxe wr_opcode_mask gives no mask for other QP types: EINVAL). */
+    private static void checkAtomicQp(SoftQp qp, int index) {
+        if (qp.type != QpType.RC) {
+            throw bad(index, Errno.EINVAL, "atomic operations need an RC QP, not " + qp.type);
+        }
+    }
+
+    /**
+     * rxe validate_send_wr: the local buffer for the original value is exactly 8 bytes, the remote address is
+     * 8-byte aligned, and an atomic cannot be INLINE (it has no payload to inline). All EINVAL.
+     */
+    private static void checkAtomic(SendWr wr, long total, boolean inline, int index) {
+        if (total != 8) {
+            throw bad(index, Errno.EINVAL, "an atomic needs exactly 8 bytes of local buffer for the original value,"
+                    + " the sg_list holds " + total);
+        }
+        if ((wr.remoteAddr() & 7) != 0) {
+            throw bad(index, Errno.EINVAL, String.format("remote_addr 0x%x of an atomic is not 8-byte aligned",
+                    wr.remoteAddr()));
+        }
+        if (inline) {
+            throw bad(index, Errno.EINVAL, "an atomic cannot be INLINE");
         }
     }
 

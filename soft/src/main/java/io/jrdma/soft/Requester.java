@@ -4,6 +4,7 @@ import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
+import io.jrdma.wire.AtomicEth;
 import io.jrdma.wire.Bth;
 import io.jrdma.wire.ImmDt;
 import io.jrdma.wire.Opcode;
@@ -111,6 +112,13 @@ final class Requester {
                 sendReadRequest(w, pktPsn, chunk);
                 rdAtomicOutstanding++;
                 nextPacket += chunk;
+            } else if (w.opcode.isAtomic()) {
+                if (rdAtomicOutstanding >= Math.max(1, qp.maxRdAtomic)) {
+                    break; // atomics count against max_rd_atomic as reads do
+                }
+                sendAtomicRequest(w, pktPsn);
+                rdAtomicOutstanding++;
+                nextPacket++;
             } else {
                 if (!sendDataPacket(w, pktPsn)) {
                     return sent; // the QP went to ERR (local protection error)
@@ -130,7 +138,7 @@ final class Requester {
     }
 
     private int packetsOf(SendWqe w) {
-        if (w.length == 0) {
+        if (w.length == 0 || w.opcode.isAtomic()) {
             return 1;
         }
         return (int) ((w.length + qp.mtuBytes - 1) / qp.mtuBytes);
@@ -146,6 +154,25 @@ final class Requester {
         Reth.setVa(tx, op.rethOffset(), w.remoteAddr + offset);
         Reth.setRkey(tx, op.rethOffset(), w.rkey);
         Reth.setDmaLength(tx, op.rethOffset(), (int) len);
+        sinceAckReq = 0;
+        engine.transmit(qp, op.headerLength());
+    }
+
+    /**
+     * One CmpSwap or FetchAdd request: BTH with AckReq and AtomicETH, one PSN, no payload (rxe init_req_packet).
+     * A retransmission sends the same bytes with the same PSN, so the responder answers it from its resource.
+     */
+    private void sendAtomicRequest(SendWqe w, int pktPsn) {
+        boolean cas = w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP;
+        Opcode op = cas ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
+        MemorySegment tx = engine.tx;
+        Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, true, pktPsn);
+        int at = op.atomicEthOffset();
+        AtomicEth.setVa(tx, at, w.remoteAddr);
+        AtomicEth.setRkey(tx, at, w.rkey);
+        // CmpSwap: swap, then compare; FetchAdd: the addend in the swap/add field and a zero compare field
+        AtomicEth.setSwapAdd(tx, at, cas ? w.swap : w.compareAdd);
+        AtomicEth.setCompare(tx, at, cas ? w.compareAdd : 0);
         sinceAckReq = 0;
         engine.transmit(qp, op.headerLength());
     }

@@ -6,6 +6,8 @@ import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.wire.Aeth;
+import io.jrdma.wire.AtomicAckEth;
+import io.jrdma.wire.AtomicEth;
 import io.jrdma.wire.AethSyndrome;
 import io.jrdma.wire.Bth;
 import io.jrdma.wire.ImmDt;
@@ -70,6 +72,9 @@ final class Responder {
         inMessage = NONE;
         ackPending = false;
         readCount = 0;
+        for (ReadResource r : reads) {
+            r.used = false; // PSNs start over: no old request may be taken for a duplicate
+        }
     }
 
     /** Sizes the read resource ring to max_dest_rd_atomic (control path, engine lock held). */
@@ -99,6 +104,8 @@ final class Responder {
             engine.counters.increment(Counter.DUPLICATE_REQUEST);
             if (op.isReadRequest()) {
                 acceptRead(pkt, op, psn, false);
+            } else if (op.isAtomic()) {
+                replayAtomic(psn);
             } else {
                 queueAck(Psn.add(expectedPsn, -1), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
             }
@@ -121,6 +128,8 @@ final class Responder {
             onWrite(op, pkt, psn, payloadOffset, payloadLength);
         } else if (op.isReadRequest()) {
             acceptRead(pkt, op, psn, true);
+        } else if (op.isAtomic()) {
+            acceptAtomic(op, pkt, psn);
         } else {
             fatal(NakCode.INVALID_REQUEST, psn, null);
         }
@@ -217,6 +226,12 @@ final class Responder {
     }
 
     private void acceptRead(MemorySegment pkt, Opcode op, int psn, boolean inOrder) {
+        if (qp.maxDestRdAtomic == 0) {
+            if (inOrder) {
+                fatal(NakCode.INVALID_REQUEST, psn, null); // rxe check_resource: no responder resources at all
+            }
+            return;
+        }
         long va = Reth.va(pkt, op.rethOffset());
         int rkey = Reth.rkey(pkt, op.rethOffset());
         long len = Reth.dmaLength(pkt, op.rethOffset()) & 0xFFFFFFFFL;
@@ -240,6 +255,8 @@ final class Responder {
         r.va = va;
         r.length = len;
         r.rkey = rkey;
+        r.used = true;
+        r.atomic = false;
         if (inOrder) {
             if (ackPending && AethSyndrome.isAck(ackSyndrome)) {
                 ackPending = false; // the read's responses acknowledge everything before it (IBA 9.7.5.1.2)
@@ -287,6 +304,7 @@ final class Responder {
             qp.rqConsumer = qp.rqConsumer + 1;
         }
         inMessage = NONE;
+        sendOwedAtomicAcks();
         sendAck(psn, AethSyndrome.nak(code));
         ackPending = false;
         readCount = 0;
@@ -302,7 +320,9 @@ final class Responder {
         int sent = 0;
         while (readCount > 0 && sent < READ_BUDGET) {
             ReadResource r = reads[readHead];
-            if (!sendReadResponse(r)) {
+            if (r.atomic) {
+                sendAtomicAck(r);
+            } else if (!sendReadResponse(r)) {
                 return sent;
             }
             sent++;
@@ -350,6 +370,110 @@ final class Responder {
         engine.transmit(qp, hdr + payload + pad);
         r.sent++;
         return true;
+    }
+
+    // ------------------------------------------------------------------------------------------------- atomics
+
+    /**
+     * A new CmpSwap or FetchAdd (rxe check_op_valid, check_resource, check_rkey, atomic_reply, in that order):
+     * executes it once on the target's memory, keeps the original value in a resource of the ring and queues the
+     * ATOMIC ACKNOWLEDGE behind any read responses still owed.
+     */
+    private void acceptAtomic(Opcode op, MemorySegment pkt, int psn) {
+        if ((qp.accessFlags & Access.REMOTE_ATOMIC) == 0) {
+            fatal(NakCode.INVALID_REQUEST, psn, null); // the QP does not take atomics: rxe's unsupported opcode
+            return;
+        }
+        if (qp.maxDestRdAtomic == 0 || readCount == reads.length) {
+            fatal(NakCode.INVALID_REQUEST, psn, null); // more reads and atomics than max_dest_rd_atomic
+            return;
+        }
+        int at = op.atomicEthOffset();
+        long va = AtomicEth.va(pkt, at);
+        SoftMr mr = remoteRegion(AtomicEth.rkey(pkt, at), va, 8, Access.REMOTE_ATOMIC);
+        if (mr == null) {
+            fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
+            return;
+        }
+        if (!AtomicOps.aligned(va)) {
+            fatal(NakCode.INVALID_REQUEST, psn, null); // rxe: misaligned atomic, class C
+            return;
+        }
+        long offset = va - mr.address;
+        long orig = op == Opcode.RC_COMPARE_SWAP
+                ? AtomicOps.compareAndSwap(mr.segment, offset, AtomicEth.compare(pkt, at), AtomicEth.swapAdd(pkt, at))
+                : AtomicOps.fetchAndAdd(mr.segment, offset, AtomicEth.swapAdd(pkt, at));
+        if (ackPending && AethSyndrome.isAck(ackSyndrome)) {
+            ackPending = false; // the atomic's acknowledge covers everything before it (IBA 9.7.5.1.2)
+        }
+        nakSent = false;
+        msn = (msn + 1) & 0xFFFFFF;
+        expectedPsn = Psn.next(psn);
+        ReadResource r = reads[(readHead + readCount) % reads.length];
+        readCount++;
+        r.used = true;
+        r.atomic = true;
+        r.firstPsn = psn;
+        r.packets = 1;
+        r.sent = 0;
+        r.va = va;
+        r.length = 8;
+        r.origValue = orig;
+        r.msn = msn;
+    }
+
+    /**
+     * A duplicate atomic (its PSN was executed): answered with the saved original value, never executed again.
+     * One whose resource the ring has reused is dropped, as rxe does (class D); one whose acknowledge is still
+     * queued needs nothing more.
+     */
+    private void replayAtomic(int psn) {
+        ReadResource found = null;
+        for (ReadResource r : reads) {
+            if (r.used && r.atomic && r.firstPsn == psn) {
+                found = r;
+                break;
+            }
+        }
+        if (found == null || found.sent < found.packets || readCount == reads.length) {
+            return;
+        }
+        // queue the replay in order behind owed read responses; the slot taken is the oldest finished one
+        ReadResource r = reads[(readHead + readCount) % reads.length];
+        readCount++;
+        r.used = true;
+        r.atomic = true;
+        r.firstPsn = found.firstPsn;
+        r.packets = 1;
+        r.va = found.va;
+        r.length = 8;
+        r.origValue = found.origValue;
+        r.msn = msn; // rxe answers a duplicate with the current MSN
+        r.sent = 0;
+    }
+
+    /** ATOMIC ACKNOWLEDGE: AETH (ACK, MSN) and AtomicAckETH with the original value, big-endian on the wire. */
+    private void sendAtomicAck(ReadResource r) {
+        MemorySegment tx = engine.tx;
+        Opcode op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
+        Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, r.firstPsn);
+        Aeth.setSyndrome(tx, op.aethOffset(), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
+        Aeth.setMsn(tx, op.aethOffset(), r.msn);
+        AtomicAckEth.setOrigData(tx, op.atomicAckEthOffset(), r.origValue);
+        engine.transmit(qp, op.headerLength());
+        r.sent++;
+    }
+
+    /**
+     * Before a NAK: sends the atomic acknowledges queued at the head of the ring, so atomics executed before the
+     * failing request complete at the requester instead of being taken for lost (their effect is done).
+     */
+    private void sendOwedAtomicAcks() {
+        while (readCount > 0 && reads[readHead].atomic) {
+            sendAtomicAck(reads[readHead]);
+            readHead = (readHead + 1) % reads.length;
+            readCount--;
+        }
     }
 
     private void sendAck(int psn, int syndrome) {

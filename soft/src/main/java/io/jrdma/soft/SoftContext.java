@@ -78,7 +78,7 @@ public final class SoftContext implements Context {
                 SoftLimits.VENDOR_ID, SoftLimits.VENDOR_PART_ID, 0, SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR, 0,
                 SoftLimits.MAX_SGE, SoftLimits.MAX_SGE, SoftLimits.MAX_CQ, SoftLimits.MAX_CQE, SoftLimits.MAX_MR,
                 SoftLimits.MAX_PD, SoftLimits.MAX_RD_ATOMIC, SoftLimits.MAX_RD_ATOMIC,
-                SoftLimits.MAX_RD_ATOMIC * SoftLimits.MAX_QP, AtomicCap.NONE, 0, 0, 0, 0, 0, 1, 15, 1,
+                SoftLimits.MAX_RD_ATOMIC * SoftLimits.MAX_QP, AtomicCap.HCA, 0, 0, 0, 0, 0, 1, 15, 1,
                 SoftLimits.MAX_INLINE);
     }
 

@@ -113,7 +113,7 @@ class VerbsBadFlowTest {
 
     @Test
     void shouldRejectUnsupportedOpcodesClearlyBadFlow() {
-        assertSecondRejected(send(0, 8).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD), Errno.EOPNOTSUPP, "not supported");
+        assertSecondRejected(send(0, 8).opcode(WrOpcode.SEND_WITH_INV), Errno.EOPNOTSUPP, "not supported");
     }
 
     @Test

@@ -71,7 +71,7 @@ class DeviceReportTest {
                 "max_pd", "max_qp_rd_atom", "max_qp_init_rd_atom"}) {
                 assertTrue(Pattern.compile("\n\t" + field + ":\t+\\d+\n").matcher(text).find(), field + " in\n" + text);
             }
-            assertTrue(text.contains("\n\tatomic_cap:\t\t\tATOMIC_NONE (0)\n"), text);
+            assertTrue(text.contains("\n\tatomic_cap:\t\t\tATOMIC_HCA (1)\n"), text);
             assertTrue(Pattern.compile("\n\t\t\tGID\\[  0]:\t\tfe80::[0-9a-f:]+, RoCE v2\n").matcher(text).find(),
                     text);
             assertTrue(text.contains("\n\t\t\tGID[  1]:\t\t::ffff:" + ADDR + ", RoCE v2\n"), text);
