@@ -1,0 +1,7 @@
+package io.jrdma.tck.soft;
+
+import io.jrdma.tck.AtomicTck;
+
+/** {@link AtomicTck} on the soft device. */
+class SoftAtomicTest extends AtomicTck {
+}
