@@ -462,6 +462,49 @@ class AtomicTest {
         }
     }
 
+    @Test
+    void shouldNotAllocateOnTheAtomicPathAfterWarmUp() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
+                java.lang.management.ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().threadId();
+        try (Pair pair = pair(link())) {
+            Peer a = pair.a;
+            Peer b = pair.b;
+            SendWr add = faa(1, a, 0, b.addr(0), b.mr.rkey(), 1);
+            SendWr swap = cas(2, a, 8, b.addr(8), b.mr.rkey(), 0, 0);
+            WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion()};
+            int iterations = 2000;
+            long best = Long.MAX_VALUE;
+            for (int round = 0; round < 4; round++) {
+                long before = mx.getThreadAllocatedBytes(tid);
+                for (int i = 0; i < iterations; i++) {
+                    a.qp.postSend(add);
+                    a.qp.postSend(swap);
+                    int done = 0;
+                    for (long spins = 0; done < 2; spins++) {
+                        b.ctx.progress();
+                        int n = a.cq.poll(wcs);
+                        for (int k = 0; k < n; k++) {
+                            if (wcs[k].status() != WcStatus.SUCCESS) {
+                                throw new AssertionError(wcs[k].toString());
+                            }
+                        }
+                        done += n;
+                        if (spins > 50_000_000L) {
+                            throw new AssertionError("stuck at iteration " + i);
+                        }
+                    }
+                }
+                if (round > 0) { // round 0 is the warm-up
+                    best = Math.min(best, mx.getThreadAllocatedBytes(tid) - before);
+                }
+            }
+            assertTrue(best < 256, "atomic path allocated " + best + " bytes in " + iterations + " iterations");
+            assertEquals(4L * iterations, b.buf.get(U64, 0));
+            assertEquals(4L * iterations - 1, a.buf.get(U64, 0));
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------- bad flow
 
     @Test
