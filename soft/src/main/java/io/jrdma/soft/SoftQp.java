@@ -422,6 +422,9 @@ final class SoftQp implements QueuePair {
         long sp = sqProducer;
         for (long i = sqConsumer; i != sp; i++) {
             SendWqe w = sqAt(i);
+            if (w.mw != null && w.localStatus == null) {
+                w.mw.userKey(w.mw.key); // a bind that never ran leaves the window's rkey as it was
+            }
             sendCq.push(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode(), 0, 0, 0, qpn, 0, false);
             sqConsumer = i + 1;
             n++;
