@@ -1,6 +1,11 @@
 package io.jrdma.soft;
 
 import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.MemoryWindow;
+import io.jrdma.verbs.MwBind;
+import io.jrdma.verbs.MwBindInfo;
+import io.jrdma.verbs.MwType;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.RecvWr;
@@ -36,6 +41,11 @@ final class PostChecks {
             switch (op) {
                 case SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> { }
                 case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> checkAtomicQp(qp, index);
+                case SEND_WITH_INV -> { }
+                case BIND_MW, LOCAL_INV -> {
+                    postLocal(qp, wr, index);
+                    continue;
+                }
                 default -> throw bad(index, Errno.EOPNOTSUPP, "opcode " + op + " is not supported by this device yet");
             }
             int n = wr.numSge();
@@ -86,6 +96,9 @@ final class PostChecks {
             w.swap = wr.swap();
             w.started = false;
             w.readPacketsDone = 0;
+            w.localStatus = null;
+            w.mw = null;
+            w.bindMr = null;
             if (inline) {
                 copyInline(qp, w, sg, n, index);
                 w.numSge = 0;
@@ -202,6 +215,148 @@ final class PostChecks {
             length[i] = sg[i].length();
             lkey[i] = sg[i].lkey();
         }
+    }
+
+    /**
+     * Posts a BIND_MW or LOCAL_INV work request: checked here as far as rxe checks at post time; everything else
+     * is checked when the requester executes it ({@link LocalOps}), failing with an error completion.
+     */
+    private static void postLocal(SoftQp qp, SendWr wr, int index) {
+        WrOpcode op = wr.opcode();
+        SoftMw mw = null;
+        SoftMr mr = null;
+        if (op == WrOpcode.LOCAL_INV) {
+            if (qp.type != QpType.RC) {
+                throw bad(index, Errno.EINVAL, "LOCAL_INV is not valid on a " + qp.type + " QP (RC only)");
+            }
+        } else {
+            if (qp.type == QpType.UD) {
+                throw bad(index, Errno.EINVAL, "BIND_MW is not valid on a UD QP (RC and UC only)");
+            }
+            if (wr.numSge() != 0) {
+                throw bad(index, Errno.EINVAL, "a BIND_MW work request carries no scatter/gather entries");
+            }
+            mw = window(qp, wr.mw(), index);
+            MwBindInfo info = wr.bindInfo();
+            mr = bindRegion(qp, info, index);
+        }
+        SendWqe w = nextSlot(qp, index);
+        w.wrId = wr.wrId();
+        w.opcode = op;
+        w.flags = wr.sendFlags();
+        w.signaled = (w.flags & SendFlags.SIGNALED) != 0;
+        w.inline = false;
+        w.numSge = 0;
+        w.length = 0;
+        w.immData = 0;
+        w.invalidateRkey = wr.invalidateRkey();
+        w.mw = mw;
+        w.bindMr = mr;
+        if (mw != null) {
+            MwBindInfo info = wr.bindInfo();
+            w.bindAddr = info.addr();
+            w.bindLength = info.length();
+            w.bindAccess = info.mwAccessFlags();
+            w.bindRkey = wr.bindRkey();
+            mw.userKey((mw.rkey() & ~0xFF) | (wr.bindRkey() & 0xFF)); // the key the window has once this runs
+        }
+        w.started = false;
+        w.readPacketsDone = 0;
+        w.localStatus = null;
+        qp.sqProducer = qp.sqProducer + 1; // publish (volatile write)
+    }
+
+    /**
+     * ibv_bind_mw: posts a bind of a type 1 window and returns its new rkey (the old one with its low byte
+     * incremented, ibv_inc_rkey). Checked as libibverbs and rxe's provider do before posting: a type 2 window, or a
+     * range without an MR, is EINVAL; an MR of another PD than the window's is EPERM. The rest (MW_BIND right, range,
+     * rights) is checked when the bind runs and fails with an MW_BIND_ERR completion.
+     */
+    static int postBind(SoftQp qp, MemoryWindow window, MwBind bind) {
+        QpState s = qp.state;
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+            throw new VerbsException(Errno.EINVAL, "bind_mw on QP " + qp.qpn + " in state " + s
+                    + " (posting sends needs RTS)");
+        }
+        if (bind == null) {
+            throw new VerbsException(Errno.EINVAL, "bind_mw: the MwBind is missing");
+        }
+        SoftMw mw = window(qp, window, -1);
+        if (mw.type != MwType.TYPE_1) {
+            throw new VerbsException(Errno.EINVAL, "bind_mw binds type 1 windows; a type 2 window is bound with a"
+                    + " BIND_MW work request");
+        }
+        if (qp.type == QpType.UD) {
+            throw new VerbsException(Errno.EINVAL, "bind_mw is not valid on a UD QP (RC and UC only)");
+        }
+        MwBindInfo info = bind.bindInfo();
+        SoftMr mr = bindRegion(qp, info, -1);
+        if (mr != null && mr.pd != mw.pd) {
+            throw new VerbsException(Errno.EPERM, "bind_mw: memory region " + mr
+                    + " belongs to another protection domain than the window");
+        }
+        int rkey = SendWr.incRkey(mw.rkey());
+        SendWqe w = nextSlot(qp, -1);
+        w.wrId = bind.wrId();
+        w.opcode = WrOpcode.BIND_MW;
+        w.flags = bind.sendFlags();
+        w.signaled = (w.flags & SendFlags.SIGNALED) != 0;
+        w.inline = false;
+        w.numSge = 0;
+        w.length = 0;
+        w.immData = 0;
+        w.invalidateRkey = 0;
+        w.mw = mw;
+        w.bindMr = mr;
+        w.bindAddr = info.addr();
+        w.bindLength = info.length();
+        w.bindAccess = info.mwAccessFlags();
+        w.bindRkey = rkey;
+        w.started = false;
+        w.readPacketsDone = 0;
+        w.localStatus = null;
+        mw.userKey(rkey); // as libibverbs: ibv_mw.rkey is the new key from now on
+        qp.sqProducer = qp.sqProducer + 1; // publish (volatile write)
+        return rkey;
+    }
+
+    private static SoftMw window(SoftQp qp, MemoryWindow window, int index) {
+        if (!(window instanceof SoftMw mw) || mw.pd.context != qp.context) {
+            throw error(index, Errno.EINVAL, "the memory window is " + (window == null ? "missing"
+                    : "not a window of this device context"));
+        }
+        if (mw.closed) {
+            throw error(index, Errno.EINVAL, "the memory window is deallocated");
+        }
+        return mw;
+    }
+
+    /** The bind's region; null for an unbind (no MR, zero range). An MR-less bind with a range is EINVAL. */
+    private static SoftMr bindRegion(SoftQp qp, MwBindInfo info, int index) {
+        MemoryRegion region = info.mr();
+        if (region == null) {
+            if (info.addr() != 0 || info.length() != 0) {
+                throw error(index, Errno.EINVAL, "a bind with a range needs a memory region (" + info + ")");
+            }
+            return null;
+        }
+        if (!(region instanceof SoftMr mr) || mr.pd.context != qp.context) {
+            throw error(index, Errno.EINVAL, "the bind's memory region is not a region of this device context");
+        }
+        return mr;
+    }
+
+    private static SendWqe nextSlot(SoftQp qp, int index) {
+        long p = qp.sqProducer;
+        if (p - qp.sqConsumer >= qp.cap.maxSendWr()) {
+            throw error(index, Errno.ENOMEM, "send queue of QP " + qp.qpn + " is full (" + qp.cap.maxSendWr()
+                    + " outstanding)");
+        }
+        return qp.sqAt(p);
+    }
+
+    private static VerbsException error(int index, Errno errno, String message) {
+        return index < 0 ? new VerbsException(errno, message) : bad(index, errno, message);
     }
 
     private static VerbsException bad(int index, Errno errno, String message) {

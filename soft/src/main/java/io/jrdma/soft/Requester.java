@@ -6,6 +6,7 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import io.jrdma.wire.AtomicEth;
 import io.jrdma.wire.Bth;
+import io.jrdma.wire.Ieth;
 import io.jrdma.wire.ImmDt;
 import io.jrdma.wire.Opcode;
 import io.jrdma.wire.Position;
@@ -85,6 +86,12 @@ final class Requester {
                 break;
             }
             SendWqe w = qp.sqAt(next);
+            if (w.isLocalOp()) {
+                if (!runLocal(w, state)) {
+                    break;
+                }
+                continue;
+            }
             if (!w.started) {
                 if (state == QpState.SQD) {
                     break; // draining (IBA 10.3.1.4): finish the message in progress, start no new one
@@ -135,6 +142,34 @@ final class Requester {
             }
         }
         return sent;
+    }
+
+    /**
+     * A BIND_MW or LOCAL_INV at {@link #next}: executes it once (it keeps its result across go-back-N) and steps
+     * past it; false when the send queue must stop here (SQD, a fence, a local invalidate waiting for everything
+     * before it to complete, or a failed local operation, which completes in error once it is the oldest WQE).
+     */
+    private boolean runLocal(SendWqe w, QpState state) {
+        if (!w.started) {
+            if (state == QpState.SQD || ((w.flags & SendFlags.FENCE) != 0 && rdAtomicOutstanding > 0)) {
+                return false;
+            }
+            if (w.opcode == WrOpcode.LOCAL_INV && next != qp.sqConsumer) {
+                return false; // IBA 10.6.5.1 local invalidate fence, mandatory in rxe
+            }
+            w.firstPsn = psn; // no packets: lastPsn() is the PSN before, so the ACK of earlier WQEs covers it
+            w.packets = 0;
+            w.started = true;
+            w.localStatus = LocalOps.execute(qp, w);
+        }
+        if (w.localStatus != WcStatus.SUCCESS) {
+            LocalOps.retireExecuted(qp); // completes it now if it is the oldest WQE, else once the others have
+            return false;
+        }
+        next++;
+        nextPacket = 0;
+        LocalOps.retireExecuted(qp);
+        return true;
     }
 
     private int packetsOf(SendWqe w) {
@@ -188,6 +223,7 @@ final class Requester {
         Opcode op = switch (w.opcode) {
             case SEND -> Opcode.send(Transport.RC, pos, false, false);
             case SEND_WITH_IMM -> Opcode.send(Transport.RC, pos, true, false);
+            case SEND_WITH_INV -> Opcode.send(Transport.RC, pos, false, true);
             case RDMA_WRITE -> Opcode.write(Transport.RC, pos, false);
             case RDMA_WRITE_WITH_IMM -> Opcode.write(Transport.RC, pos, true);
             default -> throw new IllegalStateException("unexpected opcode " + w.opcode);
@@ -207,6 +243,9 @@ final class Requester {
         }
         if (op.hasImm()) {
             ImmDt.setImm(tx, op.immOffset(), w.immData);
+        }
+        if (op.hasIeth()) {
+            Ieth.setRkey(tx, op.iethOffset(), w.invalidateRkey);
         }
         int hdr = op.headerLength();
         if (payload > 0) {

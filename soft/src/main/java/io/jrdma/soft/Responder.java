@@ -10,6 +10,7 @@ import io.jrdma.wire.AtomicAckEth;
 import io.jrdma.wire.AtomicEth;
 import io.jrdma.wire.AethSyndrome;
 import io.jrdma.wire.Bth;
+import io.jrdma.wire.Ieth;
 import io.jrdma.wire.ImmDt;
 import io.jrdma.wire.NakCode;
 import io.jrdma.wire.Opcode;
@@ -172,6 +173,14 @@ final class Responder {
         if (op.isEnd()) {
             int flags = op.hasImm() ? WcFlags.WITH_IMM : 0;
             int imm = op.hasImm() ? ImmDt.imm(pkt, op.immOffset()) : 0;
+            if (op.hasIeth()) {
+                imm = Ieth.rkey(pkt, op.iethOffset());
+                if (!LocalOps.invalidate(qp, imm)) {
+                    invalidateFailed(w, pkt, psn);
+                    return;
+                }
+                flags = WcFlags.WITH_INV;
+            }
             completeRecv(w, WcOpcode.RECV, (int) recvOffset, imm, flags, Bth.solicited(pkt, 0));
         }
         advance(op, pkt, psn);
@@ -215,14 +224,29 @@ final class Responder {
         advance(op, pkt, psn);
     }
 
-    /** The region {@code rkey} names if it may be accessed as asked over {@code [va, va + len)}, else null. */
+    /**
+     * The region {@code rkey} (an MR's or a bound window's) lets this QP access as asked over {@code [va, va + len)},
+     * else null; see {@link RemoteKeys#resolve}.
+     */
     private SoftMr remoteRegion(int rkey, long va, long len, int access) {
-        SoftMr mr = qp.context.mrs.lookup(rkey);
-        if (mr == null || mr.pd != qp.pd || !mr.allows(access) || (qp.accessFlags & access) == 0
-                || !mr.covers(va, len)) {
-            return null;
+        return RemoteKeys.resolve(qp, rkey, va, len, access);
+    }
+
+    /**
+     * A SEND with Invalidate whose rkey may not be invalidated (not a bound type 2 window of this QP's PD): rxe's
+     * class J handling. The data is placed, the receive WQE completes with REM_INV_REQ_ERR, the request is
+     * acknowledged as usual (the requester's SEND succeeds), and this QP moves to ERR.
+     */
+    private void invalidateFailed(RecvWqe w, MemorySegment pkt, int psn) {
+        qp.recvCq.push(w.wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn, false);
+        qp.rqConsumer = qp.rqConsumer + 1;
+        inMessage = NONE;
+        if (Bth.ackReq(pkt, 0)) {
+            sendAck(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
         }
-        return mr;
+        ackPending = false;
+        readCount = 0;
+        qp.enterError();
     }
 
     private void acceptRead(MemorySegment pkt, Opcode op, int psn, boolean inOrder) {
@@ -357,9 +381,9 @@ final class Responder {
         }
         int hdr = op.headerLength();
         if (payload > 0) {
-            SoftMr mr = qp.context.mrs.lookup(r.rkey);
-            if (mr == null || !mr.covers(r.va + offset, payload)) {
-                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null); // deregistered while the read was served
+            SoftMr mr = RemoteKeys.recheck(qp, r.rkey, r.va + offset, payload);
+            if (mr == null) {
+                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null); // deregistered or invalidated while being read
                 return false;
             }
             MemorySegment.copy(mr.segment, r.va + offset - mr.address, tx, hdr, payload);

@@ -1,5 +1,6 @@
 package io.jrdma.soft;
 
+import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 
@@ -26,12 +27,20 @@ final class SendWqe {
     int rkey;
     long compareAdd;
     long swap;
+    // BIND_MW (from ibv_bind_mw or a BIND_MW work request)
+    SoftMw mw;
+    SoftMr bindMr;
+    long bindAddr;
+    long bindLength;
+    int bindAccess;
+    int bindRkey;
 
     // --- requester state
     int firstPsn;
     int packets;          // PSNs this message occupies
     boolean started;      // PSNs assigned, at least one packet sent
     int readPacketsDone;  // READ: response packets received and placed
+    WcStatus localStatus; // BIND_MW, LOCAL_INV: null until executed, then its result (see LocalOps)
 
     SendWqe(int maxSge, MemorySegment inlineData) {
         sgeAddr = new long[maxSge];
@@ -42,6 +51,11 @@ final class SendWqe {
 
     int lastPsn() {
         return (firstPsn + packets - 1) & 0xFFFFFF;
+    }
+
+    /** A local operation: executed by the requester when it reaches it, no packets (rxe WR_LOCAL_OP_MASK). */
+    boolean isLocalOp() {
+        return opcode == WrOpcode.BIND_MW || opcode == WrOpcode.LOCAL_INV;
     }
 
     boolean isReadOrAtomic() {

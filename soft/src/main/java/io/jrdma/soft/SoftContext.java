@@ -7,10 +7,13 @@ import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttr;
+import io.jrdma.verbs.DeviceCapFlags;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.MemoryWindow;
+import io.jrdma.verbs.MwType;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.PortAttr;
 import io.jrdma.verbs.PortState;
@@ -32,7 +35,7 @@ public final class SoftContext implements Context {
 
     final SoftDevice device;
     final Engine engine;
-    final MrTable mrs = new MrTable(SoftLimits.MAX_MR);
+    final MrTable mrs = new MrTable(SoftLimits.MAX_MR, SoftLimits.MAX_MW);
     final AsyncEvents events;
     private final List<SoftPd> pds = new ArrayList<>();
     private final List<SoftCq> cqs = new ArrayList<>();
@@ -75,10 +78,11 @@ public final class SoftContext implements Context {
     @Override
     public DeviceAttr queryDevice() {
         return new DeviceAttr("0.1.0", device.guid(), device.guid(), SoftLimits.MAX_MR_SIZE, 0xFFFFF000L,
-                SoftLimits.VENDOR_ID, SoftLimits.VENDOR_PART_ID, 0, SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR, 0,
+                SoftLimits.VENDOR_ID, SoftLimits.VENDOR_PART_ID, 0, SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR,
+                DeviceCapFlags.MEM_WINDOW | DeviceCapFlags.MEM_WINDOW_TYPE_2B,
                 SoftLimits.MAX_SGE, SoftLimits.MAX_SGE, SoftLimits.MAX_CQ, SoftLimits.MAX_CQE, SoftLimits.MAX_MR,
                 SoftLimits.MAX_PD, SoftLimits.MAX_RD_ATOMIC, SoftLimits.MAX_RD_ATOMIC,
-                SoftLimits.MAX_RD_ATOMIC * SoftLimits.MAX_QP, AtomicCap.HCA, 0, 0, 0, 0, 0, 1, 15, 1,
+                SoftLimits.MAX_RD_ATOMIC * SoftLimits.MAX_QP, AtomicCap.HCA, SoftLimits.MAX_MW, 0, 0, 0, 0, 1, 15, 1,
                 SoftLimits.MAX_INLINE);
     }
 
@@ -133,7 +137,7 @@ public final class SoftContext implements Context {
             }
             if (pd.users > 0) {
                 throw new VerbsException(Errno.EBUSY, "protection domain still has " + pd.users
-                        + " memory region(s) or QP(s)");
+                        + " memory region(s), window(s) or QP(s)");
             }
             pd.closed = true;
             pds.remove(pd);
@@ -168,9 +172,51 @@ public final class SoftContext implements Context {
             if (!mr.valid()) {
                 return;
             }
+            if (mr.boundWindows > 0) {
+                // rxe_dereg_mr (IBA 10.6.7.2.6): a region with bound windows cannot be deregistered
+                throw new VerbsException(Errno.EINVAL, "memory region " + mr + " still has " + mr.boundWindows
+                        + " memory window(s) bound to it; unbind, invalidate or deallocate them first");
+            }
             mr.invalidate();
             mrs.remove(mr);
             mr.pd.users--;
+        } finally {
+            engine.lock.unlock();
+        }
+    }
+
+    MemoryWindow allocMw(SoftPd pd, MwType type) {
+        engine.lock.lock();
+        try {
+            checkOpen();
+            if (pd.closed) {
+                throw new VerbsException(Errno.EINVAL, "protection domain is deallocated");
+            }
+            int key = mrs.allocateMwKey();
+            if (key < 0) {
+                throw new VerbsException(Errno.ENOMEM, "too many memory windows (max " + SoftLimits.MAX_MW + ")");
+            }
+            SoftMw mw = new SoftMw(pd, type, key);
+            mrs.put(mw);
+            pd.users++;
+            return mw;
+        } finally {
+            engine.lock.unlock();
+        }
+    }
+
+    /** ibv_dealloc_mw: the window's rkey dies at once, bound or not (rxe_mw_cleanup). */
+    void deallocMw(SoftMw mw) {
+        engine.lock.lock();
+        try {
+            if (mw.closed) {
+                return;
+            }
+            mw.closed = true;
+            mw.state = SoftMw.INVALID;
+            mw.unbind();
+            mrs.remove(mw);
+            mw.pd.users--;
         } finally {
             engine.lock.unlock();
         }

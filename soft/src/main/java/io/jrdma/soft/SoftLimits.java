@@ -9,6 +9,7 @@ final class SoftLimits {
     static final int MAX_CQ = 4096;
     static final int MAX_CQE = 1 << 20;
     static final int MAX_MR = 1 << 16;
+    static final int MAX_MW = 1 << 14;
     static final int MAX_PD = 4096;
     static final int MAX_RD_ATOMIC = 128;
     static final int MAX_INLINE = 256;

@@ -15,6 +15,7 @@ final class SoftMr implements MemoryRegion {
     final int key;
     final int access;
     private volatile boolean valid = true;
+    int boundWindows; // memory windows bound to this region (rxe num_mw); engine lock held
 
     SoftMr(SoftPd pd, MemorySegment segment, int key, int access) {
         this.pd = pd;

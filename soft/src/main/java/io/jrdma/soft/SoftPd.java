@@ -24,7 +24,7 @@ final class SoftPd implements ProtectionDomain {
 
     final SoftContext context;
     final int handle;
-    int users; // MRs and QPs; guarded by the context's control lock
+    int users; // MRs, MWs and QPs; guarded by the context's control lock
     boolean closed;
 
     SoftPd(SoftContext context, int handle) {
@@ -75,7 +75,10 @@ final class SoftPd implements ProtectionDomain {
 
     @Override
     public MemoryWindow allocMw(MwType type) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "memory windows are not supported by this device yet");
+        if (type == null) {
+            throw new VerbsException(Errno.EINVAL, "memory window type is missing");
+        }
+        return context.allocMw(this, type);
     }
 
     @Override

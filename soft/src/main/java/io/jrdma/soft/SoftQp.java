@@ -384,7 +384,9 @@ final class SoftQp implements QueuePair {
 
     @Override
     public int bindMw(MemoryWindow mw, MwBind bind) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "memory windows are not supported by this device yet");
+        int rkey = PostChecks.postBind(this, mw, bind);
+        engine.doorbell();
+        return rkey;
     }
 
     // ------------------------------------------------------------------------------------------------- engine side
@@ -399,11 +401,19 @@ final class SoftQp implements QueuePair {
 
     /** Retires the oldest send WQE, completing it when signaled or when it failed. */
     void retireSend(SendWqe w, WcStatus status) {
+        if (status == WcStatus.SUCCESS && w.localStatus != null) {
+            status = w.localStatus; // a bind or local invalidate completes with the result it had when it ran
+        }
         if (status != WcStatus.SUCCESS || w.signaled || sqSigAll) {
             WcOpcode op = w.opcode.completionOpcode();
             sendCq.push(w.wrId, status, op, (int) w.length, 0, 0, qpn, 0, false);
         }
         sqConsumer = sqConsumer + 1;
+        if (w.localStatus != null && status != WcStatus.SUCCESS) {
+            enterError();
+        } else if (status == WcStatus.SUCCESS) {
+            LocalOps.retireExecuted(this); // local operations waiting only for this one complete now
+        }
     }
 
     /** Flushes every queued send and receive request with WR_FLUSH_ERR (the QP is in ERR). */
@@ -412,6 +422,9 @@ final class SoftQp implements QueuePair {
         long sp = sqProducer;
         for (long i = sqConsumer; i != sp; i++) {
             SendWqe w = sqAt(i);
+            if (w.mw != null && w.localStatus == null) {
+                w.mw.userKey(w.mw.key); // a bind that never ran leaves the window's rkey as it was
+            }
             sendCq.push(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode(), 0, 0, 0, qpn, 0, false);
             sqConsumer = i + 1;
             n++;

@@ -31,7 +31,11 @@ public interface MemoryRegion extends AutoCloseable {
     /** The protection domain the region belongs to. */
     ProtectionDomain pd();
 
-    /** Deregisters the region (ibv_dereg_mr): both keys stop working at once; the memory is the caller's. */
+    /**
+     * Deregisters the region (ibv_dereg_mr): both keys stop working at once; the memory is the caller's.
+     *
+     * @throws VerbsException EINVAL while memory windows are bound to the region (as rxe, IBA 10.6.7.2.6)
+     */
     @Override
     void close();
 }

@@ -13,7 +13,10 @@ public interface MemoryWindow extends AutoCloseable {
     /** The window type. */
     MwType type();
 
-    /** The current rkey (ibv_mw.rkey): changes with every bind; meaningless while the window is unbound. */
+    /**
+     * The current rkey (ibv_mw.rkey): changes when a bind is posted (to the key it gives the window), as
+     * ibv_bind_mw does; meaningless while the window is unbound.
+     */
     int rkey();
 
     /** Deallocates the window (ibv_dealloc_mw); its rkey stops working at once. */

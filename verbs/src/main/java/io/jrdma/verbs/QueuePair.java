@@ -53,9 +53,14 @@ public interface QueuePair extends AutoCloseable {
      * Binds (or, with a zero-length {@link MwBindInfo}, unbinds) a type 1 memory window (ibv_bind_mw): posts a bind
      * request on the send queue, which completes in order with {@link WcOpcode#BIND_MW} if signaled.
      *
-     * @return the window's new rkey, valid once the bind has executed
-     * @throws VerbsException EINVAL for a type 2 window, a window or MR of another PD, an MR without MW_BIND, a
-     *                        range outside the MR, or rights the MR does not allow; as {@link #postSend} otherwise
+     * <p>As in libibverbs, the window's {@link MemoryWindow#rkey()} is the new rkey from the moment the bind is
+     * posted. Whether the MR allows MW_BIND, the range lies in the MR and the MR allows the rights (REMOTE_WRITE and
+     * REMOTE_ATOMIC windows need LOCAL_WRITE on the MR) is checked when the bind runs: a failure completes it with
+     * {@link WcStatus#MW_BIND_ERR} and moves the QP to ERR.
+     *
+     * @return the window's new rkey (the old one with its low 8 bits incremented), valid once the bind has run
+     * @throws VerbsException EINVAL for a type 2 window, or a range without an MR; EPERM for an MR of another PD than
+     *                        the window's; as {@link #postSend} otherwise (QP state, send queue full)
      */
     int bindMw(MemoryWindow mw, MwBind bind);
 

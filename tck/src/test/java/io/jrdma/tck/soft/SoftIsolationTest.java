@@ -1,0 +1,7 @@
+package io.jrdma.tck.soft;
+
+import io.jrdma.tck.IsolationTck;
+
+/** {@link IsolationTck} on the soft device. */
+class SoftIsolationTest extends IsolationTck {
+}

@@ -1,0 +1,7 @@
+package io.jrdma.tck.soft;
+
+import io.jrdma.tck.MwTck;
+
+/** {@link MwTck} on the soft device. */
+class SoftMwTest extends MwTck {
+}
