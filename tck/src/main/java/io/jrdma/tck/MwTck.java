@@ -26,6 +26,7 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -461,5 +462,27 @@ public abstract class MwTck extends Tck {
         WorkCompletion r = await(y.cq, WcStatus.SUCCESS);
         assertEquals(77, r.wrId());
         assertEquals(0, r.wcFlags() & WcFlags.WITH_INV, "a plain SEND invalidates nothing");
+    }
+    @Test
+    public void atomicsWorkThroughAWindowThatGrantsThem() {
+        connectPair();
+        MemoryWindow mw = type1(Access.REMOTE_ATOMIC);
+        bindBuf.set(ValueLayout.JAVA_LONG, WINDOW_OFFSET + 8, 40);
+        SendWr faa = new SendWr().wrId(81).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sg(x.sge(64, 8))
+                .remote(windowAddr() + 8, mw.rkey()).compareAdd(2).signaled(true);
+        WorkCompletion wc = complete(faa);
+        assertEquals(WcStatus.SUCCESS, wc.status());
+        assertEquals(WcOpcode.FETCH_ADD, wc.opcode());
+        assertEquals(40, x.buf.get(ValueLayout.JAVA_LONG, 64), "the original value");
+        assertEquals(42, bindBuf.get(ValueLayout.JAVA_LONG, WINDOW_OFFSET + 8));
+    }
+
+    @Test
+    public void windowWithoutRemoteAtomicRefusesAtomics() {
+        connectPair();
+        MemoryWindow mw = type1(RW);
+        assertRemoteAccessError(new SendWr().opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sg(x.sge(64, 8))
+                .remote(windowAddr(), mw.rkey()).compareAdd(0).swap(1));
+        assertEquals(0, bindBuf.get(ValueLayout.JAVA_LONG, WINDOW_OFFSET), "memory untouched");
     }
 }
