@@ -26,6 +26,9 @@ final class SendWqe {
     int rkey;
     long compareAdd;
     long swap;
+    SoftAh ah;            // UD: the destination (kept even if the handle is closed after posting)
+    int remoteQpn;        // UD
+    int remoteQkey;       // UD
 
     // --- requester state
     int firstPsn;
