@@ -46,7 +46,26 @@ public enum Counter {
     /** Asynchronous events raised. */
     ASYNC_EVENTS("async_events"),
     /** Asynchronous events dropped because the context's event queue was full. */
-    ASYNC_EVENTS_DROPPED("async_events_dropped");
+    ASYNC_EVENTS_DROPPED("async_events_dropped"),
+    /**
+     * UC or UD messages dropped by a responder because no receive WQE was posted (UC/UD have no RNR NAK; mlx5
+     * out_of_buffer).
+     */
+    OUT_OF_BUFFER("out_of_buffer"),
+    /**
+     * UC messages a responder dropped silently (IBA 9.7.5.2, rxe drop_msg): the message in progress when a packet
+     * went missing, one whose packets came out of sequence, or one that failed a length, access or rkey check.
+     */
+    UC_MSG_DROPPED("uc_msg_dropped"),
+    /** UD packets dropped because their DETH Q_Key did not match the QP's (the IB port's qkey_viol_cntr). */
+    QKEY_VIOLATIONS("qkey_viol_cntr"),
+    /** UD packets dropped because the receive WQE could not hold the 40-byte GRH and the payload (as rxe). */
+    UD_LEN_DROPPED("ud_len_dropped"),
+    /**
+     * UD send requests longer than the port MTU: completed successfully without sending a packet (IBA C10-93.1.1,
+     * as rxe).
+     */
+    UD_TOO_LONG("ud_too_long");
 
     private final String rxeName;
 

@@ -4,15 +4,18 @@ import io.jrdma.soft.link.UdpLink;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.wire.Bth;
+import io.jrdma.wire.Deth;
 import io.jrdma.wire.Icrc;
 import io.jrdma.wire.Opcode;
 import io.jrdma.wire.Transport;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 
 /**
  * The soft device's engine: one pass of {@link #doWork} receives a batch of datagrams and dispatches each to its
@@ -40,7 +43,10 @@ final class Engine implements AutoCloseable {
     private final NanoClock clock;
     private final Threading threading;
     private final int localIp;
+    private int rxIpId; // the IPv4 ID under which the last received packet's ICRC verified
     volatile PacketTap tap;
+    /** Test hook: a packet about to be sent for which this answers true is lost instead (tests of UC loss). */
+    volatile Predicate<MemorySegment> dropTx;
 
     private final SoftQp[] qpBySlot = new SoftQp[SoftLimits.MAX_QP];
     private SoftQp[] live = new SoftQp[8];
@@ -212,6 +218,9 @@ final class Engine implements AutoCloseable {
                 }
                 continue;
             }
+            if (qp.state == QpState.SQE && qp.sqConsumer != qp.sqProducer) {
+                work += qp.flushSend(); // IBA 10.3.1: sends posted in SQE complete in error; receives go on
+            }
             try {
                 work += qp.completer.checkTimer(now);
                 work += qp.responder.transmit();
@@ -271,15 +280,21 @@ final class Engine implements AutoCloseable {
         }
         int slot = Bth.destQp(rx, 0) - SoftLimits.QPN_BASE;
         SoftQp qp = slot >= 0 && slot < qpBySlot.length ? qpBySlot[slot] : null;
-        if (qp == null || op.transport() != Transport.RC || qp.type != QpType.RC) {
-            drop();
+        if (qp == null || op.transport() != transportOf(qp.type)) {
+            drop(); // includes a UD packet for a UC or RC QP and the other way round
             return;
         }
         QpState s = qp.state;
-        boolean accepting = op.isRequest() ? s == QpState.RTR || s == QpState.RTS || s == QpState.SQD
+        boolean accepting = op.isRequest()
+                ? s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE
                 : s == QpState.RTS || s == QpState.SQD;
-        if (!accepting || (Bth.pkey(rx, 0) & 0x7FFF) != 0x7FFF || srcIp != qp.destIp) {
+        // a UD QP takes datagrams from anyone; a connected QP only from its peer
+        if (!accepting || (Bth.pkey(rx, 0) & 0x7FFF) != 0x7FFF || (qp.type != QpType.UD && srcIp != qp.destIp)) {
             drop();
+            return;
+        }
+        if (op.hasDeth() && Deth.qkey(rx, op.dethOffset()) != qp.qkey) {
+            counters.increment(Counter.QKEY_VIOLATIONS); // rxe check_keys: silently dropped, qkey_viol_cntr
             return;
         }
         if (!icrcOk(srcIp, srcPort, len)) {
@@ -287,7 +302,9 @@ final class Engine implements AutoCloseable {
             return;
         }
         counters.increment(Counter.RCVD_PKTS);
-        if (op.isRequest()) {
+        if (qp.type != QpType.RC) {
+            qp.unreliableResponder.onRequest(op, rx, hdr, payload, srcIp, rxIpId, len);
+        } else if (op.isRequest()) {
             qp.responder.onRequest(op, rx, hdr, payload);
         } else {
             qp.completer.onResponse(op, rx, hdr, payload, now);
@@ -301,13 +318,24 @@ final class Engine implements AutoCloseable {
      */
     private boolean icrcOk(int srcIp, int srcPort, int len) {
         if (icrc.verifyIpv4(srcIp, localIp, srcPort, link.port(), 0, rxBuffer, 0, len)) {
+            rxIpId = 0;
             return true;
         }
-        if (icrc.solveIpv4Id(srcIp, localIp, srcPort, link.port(), rxBuffer, 0, len) >= 0) {
+        int id = icrc.solveIpv4Id(srcIp, localIp, srcPort, link.port(), rxBuffer, 0, len);
+        if (id >= 0) {
             counters.increment(Counter.ICRC_ID_SOLVED);
+            rxIpId = id;
             return true;
         }
         return false;
+    }
+
+    private static Transport transportOf(QpType type) {
+        return switch (type) {
+            case RC -> Transport.RC;
+            case UC -> Transport.UC;
+            case UD -> Transport.UD;
+        };
     }
 
     private void drop() {
@@ -316,14 +344,28 @@ final class Engine implements AutoCloseable {
 
     /** Sends the packet built at {@link #tx} ({@code length} bytes before the ICRC) on behalf of {@code qp}. */
     void transmit(SoftQp qp, int length) {
+        transmitTo(qp.srcPort, qp.destIp, qp.destAddress, length);
+    }
+
+    /**
+     * Sends the packet built at {@link #tx} ({@code length} bytes before the ICRC) from UDP port {@code srcPort}
+     * to {@code destAddress} (whose IPv4 address is {@code destIp}): a UD datagram goes where its WQE's address
+     * handle says, resolved when the handle was created, so nothing is allocated per packet.
+     */
+    void transmitTo(int srcPort, int destIp, InetSocketAddress destAddress, int length) {
         int total = length + 4;
-        icrc.writeIpv4(localIp, qp.destIp, qp.srcPort, UdpLink.ROCE_PORT, txBuffer, 0, total);
+        icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, txBuffer, 0, total);
         PacketTap t = tap;
         if (t != null) {
-            t.onPacket(true, tx, 0, total, localIp, qp.srcPort, qp.destIp, UdpLink.ROCE_PORT);
+            t.onPacket(true, tx, 0, total, localIp, srcPort, destIp, UdpLink.ROCE_PORT);
+        }
+        Predicate<MemorySegment> lose = dropTx;
+        if (lose != null && lose.test(tx)) {
+            txBuffer.clear(); // a test's wire loss: built, tapped, never sent
+            return;
         }
         txBuffer.limit(total).position(0);
-        if (link.send(qp.srcPort, txBuffer, qp.destAddress)) {
+        if (link.send(srcPort, txBuffer, destAddress)) {
             counters.increment(Counter.SENT_PKTS);
             counters.add(Counter.PORT_XMIT_DATA, total);
         } else {

@@ -1,5 +1,6 @@
 package io.jrdma.soft;
 
+import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.MemoryWindow;
@@ -38,6 +39,7 @@ final class PostChecks {
             if (op == null) {
                 throw bad(index, Errno.EINVAL, "work request has no opcode");
             }
+            checkOpcodeForType(qp, op, index);
             switch (op) {
                 case SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> { }
                 case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> checkAtomicQp(qp, index);
@@ -76,12 +78,16 @@ final class PostChecks {
                 throw bad(index, Errno.EINVAL, "message of " + total + " bytes exceeds max_msg_sz "
                         + SoftLimits.MAX_MSG_SIZE);
             }
+            SoftAh ah = qp.type == QpType.UD ? checkAh(qp, wr.ah(), index) : null;
             long p = qp.sqProducer;
             if (p - qp.sqConsumer >= qp.cap.maxSendWr()) {
                 throw bad(index, Errno.ENOMEM, "send queue of QP " + qp.qpn + " is full (" + qp.cap.maxSendWr()
                         + " outstanding)");
             }
             SendWqe w = qp.sqAt(p);
+            w.ah = ah;
+            w.remoteQpn = wr.remoteQpn();
+            w.remoteQkey = wr.remoteQkey();
             w.wrId = wr.wrId();
             w.opcode = op;
             w.flags = wr.sendFlags();
@@ -133,6 +139,42 @@ final class PostChecks {
         if (inline) {
             throw bad(index, Errno.EINVAL, "an atomic cannot be INLINE");
         }
+    }
+
+    /**
+     * The operations a transport can carry (kernel rxe's wr_opcode_mask; validate_send_wr answers EINVAL "bad wr
+     * opcode for qp type"): UC has no RDMA READ, atomics or SEND with invalidate; UD sends only SEND and
+     * SEND_WITH_IMM.
+     */
+    private static void checkOpcodeForType(SoftQp qp, WrOpcode op, int index) {
+        boolean ok = switch (qp.type) {
+            case RC -> true;
+            case UC -> op != WrOpcode.RDMA_READ && op != WrOpcode.ATOMIC_CMP_AND_SWP
+                    && op != WrOpcode.ATOMIC_FETCH_AND_ADD && op != WrOpcode.SEND_WITH_INV;
+            case UD -> op != WrOpcode.RDMA_READ && op != WrOpcode.ATOMIC_CMP_AND_SWP
+                    && op != WrOpcode.ATOMIC_FETCH_AND_ADD && op != WrOpcode.SEND_WITH_INV
+                    && op != WrOpcode.RDMA_WRITE && op != WrOpcode.RDMA_WRITE_WITH_IMM;
+        };
+        if (!ok) {
+            throw bad(index, Errno.EINVAL, "opcode " + op + " is not valid on a " + qp.type + " QP");
+        }
+    }
+
+    /**
+     * A UD request's address handle must be an open handle of this context. One of another PD of the context is
+     * accepted here and fails when the request is processed (LOC_QP_OP_ERR), as rxe's rxe_get_av does.
+     */
+    private static SoftAh checkAh(SoftQp qp, AddressHandle ah, int index) {
+        if (ah == null) {
+            throw bad(index, Errno.EINVAL, "a UD send needs an address handle (wr.ud.ah)");
+        }
+        if (!(ah instanceof SoftAh sa) || sa.pd.context != qp.context) {
+            throw bad(index, Errno.EINVAL, "the address handle belongs to another device context");
+        }
+        if (sa.closed) {
+            throw bad(index, Errno.EINVAL, "the address handle is destroyed");
+        }
+        return sa;
     }
 
     /**

@@ -70,6 +70,9 @@ final class Requester {
 
     /** Sends what the window, the read limit and the budget allow. */
     int transmit(long nowNs) {
+        if (qp.unreliableRequester != null) {
+            return qp.unreliableRequester.transmit(); // UC and UD: no window, no ACKs, no timers
+        }
         QpState state = qp.state;
         if (state != QpState.RTS && state != QpState.SQD) {
             return 0;

@@ -34,6 +34,9 @@ final class SendWqe {
     long bindLength;
     int bindAccess;
     int bindRkey;
+    SoftAh ah;            // UD: the destination (kept even if the handle is closed after posting)
+    int remoteQpn;        // UD
+    int remoteQkey;       // UD
 
     // --- requester state
     int firstPsn;

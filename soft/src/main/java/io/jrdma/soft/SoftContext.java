@@ -1,5 +1,7 @@
 package io.jrdma.soft;
 
+import io.jrdma.verbs.AddressHandle;
+import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.CompletionChannel;
@@ -137,7 +139,7 @@ public final class SoftContext implements Context {
             }
             if (pd.users > 0) {
                 throw new VerbsException(Errno.EBUSY, "protection domain still has " + pd.users
-                        + " memory region(s), window(s) or QP(s)");
+                        + " memory region(s), window(s), QP(s) or address handle(s)");
             }
             pd.closed = true;
             pds.remove(pd);
@@ -329,6 +331,56 @@ public final class SoftContext implements Context {
             qp.recvCq.users++;
             engine.add(qp);
             return qp;
+        } finally {
+            engine.lock.unlock();
+        }
+    }
+
+    /**
+     * ibv_create_ah: RoCE needs a global route (is_global, a dgid) on port 1; this device reaches IPv4-mapped GIDs
+     * only, as {@link SoftQp} checks for a connected QP's address vector.
+     */
+    AddressHandle createAh(SoftPd pd, AhAttr attr) {
+        if (attr == null) {
+            throw new VerbsException(Errno.EINVAL, "ah_attr is missing");
+        }
+        if (!attr.isGlobal() || attr.dgid() == null || attr.dgid().isZero()) {
+            throw new VerbsException(Errno.EINVAL, "RoCE needs a global route in ah_attr (is_global and dgid)");
+        }
+        if (!attr.dgid().isIpv4Mapped()) {
+            throw new VerbsException(Errno.EINVAL, "dgid " + attr.dgid()
+                    + " is not an IPv4-mapped GID; this device speaks RoCEv2 over IPv4 (use GID index 1)");
+        }
+        if (attr.portNum() != 1) {
+            throw new VerbsException(Errno.EINVAL, "ah_attr port_num " + attr.portNum()
+                    + " does not exist (the device has port 1)");
+        }
+        if (attr.sgidIndex() < 0 || attr.sgidIndex() >= SoftLimits.GID_TABLE_LENGTH) {
+            throw new VerbsException(Errno.EINVAL, "sgid_index " + attr.sgidIndex() + " is out of range [0, "
+                    + (SoftLimits.GID_TABLE_LENGTH - 1) + "]");
+        }
+        engine.lock.lock();
+        try {
+            checkOpen();
+            if (pd.closed) {
+                throw new VerbsException(Errno.EINVAL, "protection domain is deallocated");
+            }
+            SoftAh ah = new SoftAh(pd, attr);
+            pd.users++;
+            return ah;
+        } finally {
+            engine.lock.unlock();
+        }
+    }
+
+    void destroyAh(SoftAh ah) {
+        engine.lock.lock();
+        try {
+            if (ah.closed) {
+                return;
+            }
+            ah.closed = true;
+            ah.pd.users--;
         } finally {
             engine.lock.unlock();
         }

@@ -24,7 +24,7 @@ final class SoftPd implements ProtectionDomain {
 
     final SoftContext context;
     final int handle;
-    int users; // MRs, MWs and QPs; guarded by the context's control lock
+    int users; // MRs, MWs, QPs and AHs; guarded by the context's control lock
     boolean closed;
 
     SoftPd(SoftContext context, int handle) {
@@ -65,7 +65,7 @@ final class SoftPd implements ProtectionDomain {
 
     @Override
     public AddressHandle createAh(AhAttr attr) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "address handles are not supported by this device yet");
+        return context.createAh(this, attr);
     }
 
     @Override

@@ -81,6 +81,8 @@ final class SoftQp implements QueuePair {
     final Requester requester;
     final Completer completer;
     final Responder responder;
+    final UnreliableRequester unreliableRequester; // UC and UD; null for RC
+    final UnreliableResponder unreliableResponder; // UC and UD; null for RC
 
     boolean ackQueued;  // on the engine's pending-ACK list
     boolean closed;
@@ -117,11 +119,16 @@ final class SoftQp implements QueuePair {
         requester = new Requester(this);
         completer = new Completer(this);
         responder = new Responder(this);
+        unreliableRequester = type == QpType.RC ? null : new UnreliableRequester(this);
+        unreliableResponder = type == QpType.RC ? null : new UnreliableResponder(this);
+        if (type == QpType.UD) {
+            srcPort = engine.link.openSourcePort(UdpLink.qpSourcePort(qpn)); // fixed for the QP's life, as rxe
+        }
     }
 
     static void checkCaps(QpInitAttr attr) {
-        if (attr.qpType() != QpType.RC) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "QP type " + attr.qpType() + " is not supported yet (RC is)");
+        if (attr.qpType() == null) {
+            throw new VerbsException(Errno.EINVAL, "QpInitAttr.qpType is missing");
         }
         if (attr.sendCq() == null || attr.recvCq() == null) {
             throw new VerbsException(Errno.EINVAL, "a QP needs a send CQ and a receive CQ");
@@ -290,6 +297,9 @@ final class SoftQp implements QueuePair {
         if (m.contains(QpAttrMask.RQ_PSN)) {
             rqPsn = a.rqPsn();
             responder.resetPsn(rqPsn);
+            if (unreliableResponder != null) {
+                unreliableResponder.resetPsn(rqPsn);
+            }
         }
         if (m.contains(QpAttrMask.SQ_PSN)) {
             sqPsn = a.sqPsn();
@@ -335,11 +345,33 @@ final class SoftQp implements QueuePair {
             responder.reset();
             requester.resetPsn(0);
             responder.resetPsn(0);
+            if (unreliableResponder != null) {
+                unreliableResponder.reset();
+                unreliableResponder.resetPsn(0);
+            }
+        } else if (next == QpState.RTS && cur == QpState.SQE) {
+            // IBA 10.3.1: sends posted while in SQE were flushed; resume with the next one posted from now on
+            flushSend();
+            requester.reset();
         } else if (next == QpState.ERR && cur != QpState.ERR) {
             requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
         } else if (next == QpState.RTS && cur == QpState.RTR) {
             requester.retryLeft = retryCnt;
             requester.rnrRetryLeft = rnrRetry;
+        }
+    }
+
+    /**
+     * A send request of a UC or UD QP completed in error (IBA 10.3.1): the QP enters SQE, the send requests behind
+     * it are flushed with WR_FLUSH_ERR, and receives go on until the consumer moves it back to RTS. An RC QP goes
+     * to ERR instead. Engine thread, lock held. (Kernel rxe moves every QP type to ERR here.)
+     */
+    void enterSendQueueError() {
+        if (type == QpType.RC) {
+            enterError();
+        } else if (state == QpState.RTS || state == QpState.SQD) {
+            state = QpState.SQE;
+            flushSend();
         }
     }
 
@@ -355,7 +387,8 @@ final class SoftQp implements QueuePair {
     public QpAttr query(QpAttr attr) {
         engine.lock.lock();
         try {
-            attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(responder.expectedPsn())
+            int rq = unreliableResponder != null ? unreliableResponder.expectedPsn() : responder.expectedPsn();
+            attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(rq)
                     .sqPsn(requester.nextPsn()).destQpNum(destQpn).qpAccessFlags(accessFlags).cap(cap())
                     .pkeyIndex(pkeyIndex).portNum(port).timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetry)
                     .minRnrTimer(minRnrTimer).maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic);
@@ -433,6 +466,19 @@ final class SoftQp implements QueuePair {
         for (long i = rqConsumer; i != rp; i++) {
             recvCq.push(rqAt(i).wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, qpn, 0, false);
             rqConsumer = i + 1;
+            n++;
+        }
+        return n;
+    }
+
+    /** Flushes every queued send request with WR_FLUSH_ERR (SQE: the receive queue keeps working). */
+    int flushSend() {
+        int n = 0;
+        long sp = sqProducer;
+        for (long i = sqConsumer; i != sp; i++) {
+            SendWqe w = sqAt(i);
+            sendCq.push(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode(), 0, 0, 0, qpn, 0, false);
+            sqConsumer = i + 1;
             n++;
         }
         return n;

@@ -120,6 +120,15 @@ public final class UdpLink implements AutoCloseable {
     }
 
     /**
+     * The UDP source port kernel rxe gives a QP when it is created (rxe_qp_init_req): 0xC000 plus the top 14 bits
+     * of {@code hash_32(qpn)} (multiplication by the 32-bit golden ratio). A UD QP keeps it for every datagram; RC
+     * and UC replace it with the flow-label port once they have an address vector.
+     */
+    public static int qpSourcePort(int qpn) {
+        return SOURCE_PORT_BASE | ((qpn * 0x61C88647) >>> 18);
+    }
+
+    /**
      * Opens (once) the channel that sends from {@code sourcePort}; returns the port actually used, which is this
      * link's own port when that source port cannot be bound.
      */
