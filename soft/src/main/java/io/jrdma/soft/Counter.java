@@ -46,7 +46,11 @@ public enum Counter {
     /** Asynchronous events raised. */
     ASYNC_EVENTS("async_events"),
     /** Asynchronous events dropped because the context's event queue was full. */
-    ASYNC_EVENTS_DROPPED("async_events_dropped");
+    ASYNC_EVENTS_DROPPED("async_events_dropped"),
+    /** Times the port went down (the IB port counter LinkDownedCounter). */
+    LINK_DOWNED("link_downed"),
+    /** Packets not sent because the port was down (the IB port counter PortXmitDiscards). */
+    PORT_XMIT_DISCARDS("port_xmit_discards");
 
     private final String rxeName;
 

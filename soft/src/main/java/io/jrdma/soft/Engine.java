@@ -1,6 +1,7 @@
 package io.jrdma.soft;
 
 import io.jrdma.soft.link.UdpLink;
+import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.wire.Bth;
@@ -41,6 +42,7 @@ final class Engine implements AutoCloseable {
     private final Threading threading;
     private final int localIp;
     volatile PacketTap tap;
+    volatile boolean portDown; // the port is DOWN: nothing is sent or received (SoftContext.setPortState)
 
     private final SoftQp[] qpBySlot = new SoftQp[SoftLimits.MAX_QP];
     private SoftQp[] live = new SoftQp[8];
@@ -216,11 +218,13 @@ final class Engine implements AutoCloseable {
                 work += qp.completer.checkTimer(now);
                 work += qp.responder.transmit();
                 work += qp.requester.transmit(now);
+                qp.checkSqDrained();
             } catch (RuntimeException e) {
                 // an engine bug must not stop the device: this QP fails (its WRs flush), the others go on
                 counters.increment(Counter.QP_FATAL);
                 lastFailure = e;
                 qp.enterError();
+                qp.raise(AsyncEventType.QP_FATAL);
             }
         }
         return work;
@@ -247,6 +251,10 @@ final class Engine implements AutoCloseable {
 
     /** Receive checks in a fixed order (length, opcode, header, QP, transport, state, P_Key, source, ICRC). */
     private void onDatagram(int len, long now) {
+        if (portDown) {
+            counters.increment(Counter.RCVD_DROPPED); // the link is down: the datagram never arrived
+            return;
+        }
         int srcIp = link.lastSenderIp();
         int srcPort = link.lastSenderPort();
         PacketTap t = tap;
@@ -288,6 +296,7 @@ final class Engine implements AutoCloseable {
         }
         counters.increment(Counter.RCVD_PKTS);
         if (op.isRequest()) {
+            qp.requestArrived();
             qp.responder.onRequest(op, rx, hdr, payload);
         } else {
             qp.completer.onResponse(op, rx, hdr, payload, now);
@@ -317,6 +326,10 @@ final class Engine implements AutoCloseable {
     /** Sends the packet built at {@link #tx} ({@code length} bytes before the ICRC) on behalf of {@code qp}. */
     void transmit(SoftQp qp, int length) {
         int total = length + 4;
+        if (portDown) {
+            counters.increment(Counter.PORT_XMIT_DISCARDS); // lost on a down link; the retry timer recovers
+            return;
+        }
         icrc.writeIpv4(localIp, qp.destIp, qp.srcPort, UdpLink.ROCE_PORT, txBuffer, 0, total);
         PacketTap t = tap;
         if (t != null) {
