@@ -20,7 +20,7 @@ interface RecvSource {
     /** The current WQE was completed: let it go. */
     void retire();
 
-    /** The QP is in ERR: completes with WR_FLUSH_ERR what this source owns beyond the QP's RQ ring; returns how many. */
+    /** The QP is in ERR: completes with WR_FLUSH_ERR what it holds beyond its RQ ring; returns how many. */
     default int flushTaken() {
         return 0;
     }

@@ -302,9 +302,9 @@ final class Responder {
     }
 
     /**
-     * The affiliated asynchronous error for a responder error that no receive completion reports (IBA 11.6.3.1):
-     * an R_Key or access violation is a local access violation work queue error (QP_ACCESS_ERR, as rxe raises for
-     * R_Key violations), a malformed or out-of-sequence request an invalid request work queue error (QP_REQ_ERR),
+     * The affiliated asynchronous error for a responder error that no receive completion reports: an R_Key or
+     * access violation is a local access violation work queue error (QP_ACCESS_ERR, as rxe raises for R_Key
+     * violations), a malformed or out-of-sequence request an invalid request work queue error (QP_REQ_ERR),
      * anything else a catastrophic work queue error (QP_FATAL).
      */
     static AsyncEventType asyncErrorFor(NakCode code) {

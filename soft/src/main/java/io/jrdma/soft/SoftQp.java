@@ -205,7 +205,8 @@ final class SoftQp implements QueuePair {
             QpTransitions.validate(type, cur, next, bits);
             if (cur == QpState.SQD && mask.contains(QpAttrMask.STATE) && next != QpState.ERR
                     && next != QpState.RESET && !sqDrained()) {
-                // rxe_qp_chk_attr: a QP still draining may only leave SQD for ERR (IBA: wait for SQ_DRAINED)
+                // rxe_qp_chk_attr: a QP still draining may only go to ERR (here also RESET, which any state may
+                // go to); IBA: wait for SQ_DRAINED before modifying a QP in SQD
                 throw new VerbsException(Errno.EINVAL, "QP " + qpn + " is still draining its send queue in SQD; "
                         + "wait for SQ_DRAINED before modifying it to " + next);
             }
@@ -389,8 +390,8 @@ final class SoftQp implements QueuePair {
     }
 
     /**
-     * A request arrived (engine thread): the first one on a QP in RTR raises COMM_EST (the IBA Communication Established
-     * affiliated event; qib and rdmavt raise it so, kernel rxe does not raise it at all).
+     * A request arrived (engine thread): the first one on a QP in RTR raises COMM_EST (the IBA Communication
+     * Established affiliated event; qib and rdmavt raise it so, kernel rxe does not raise it at all).
      */
     void requestArrived() {
         if (state == QpState.RTR && !commEstRaised) {

@@ -421,6 +421,87 @@ class SrqTest {
     }
 
     @Test
+    void shouldKeepUpWithAPosterThreadWhileTheEngineThreadConsumes() throws InterruptedException {
+        // dedicated engine threads on both sides; a second thread refills the SRQ while messages arrive
+        try (Peer rd = new Peer("127.0.33.4", Threading.DEDICATED, NanoClock.SYSTEM, 1 << 16, Peer.ALL_ACCESS,
+                Peer.defaultCap());
+             Peer sd = new Peer("127.0.33.5", Threading.DEDICATED, NanoClock.SYSTEM, 1 << 16, Peer.ALL_ACCESS,
+                     Peer.defaultCap())) {
+            SharedReceiveQueue dsrq = rd.pd.createSrq(new SrqAttr().maxWr(16).maxSge(1));
+            QueuePair q1 = rd.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(rd.cq).recvCq(rd.cq)
+                    .cap(Peer.defaultCap()).srq(dsrq));
+            QueuePair q2 = rd.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(rd.cq).recvCq(rd.cq)
+                    .cap(Peer.defaultCap()).srq(dsrq));
+            QueuePair t1 = sd.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(sd.cq).recvCq(sd.cq)
+                    .cap(Peer.defaultCap()));
+            QueuePair t2 = sd.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(sd.cq).recvCq(sd.cq)
+                    .cap(Peer.defaultCap()));
+            try {
+                link(q1, rd, t1, sd);
+                link(q2, rd, t2, sd);
+                int total = 300;
+                List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+                Thread poster = Thread.ofPlatform().start(() -> {
+                    RecvWr wr = new RecvWr().sg(new Sge(rd.addr(0), 64, rd.mr.lkey()));
+                    long deadline = System.nanoTime() + Wiring.WAIT_NS;
+                    for (int i = 0; i < total && failures.isEmpty(); ) {
+                        try {
+                            dsrq.postRecv(wr.wrId(i));
+                            i++;
+                        } catch (VerbsException e) {
+                            if (e.errno() != Errno.ENOMEM || System.nanoTime() - deadline > 0) {
+                                failures.add(e);
+                                return;
+                            }
+                            Thread.yield(); // full: the engine thread will make room
+                        }
+                    }
+                });
+                WorkCompletion[] wcs = new WorkCompletion[16];
+                for (int i = 0; i < wcs.length; i++) {
+                    wcs[i] = new WorkCompletion();
+                }
+                Set<Long> seen = new HashSet<>();
+                int[] perQp = new int[2];
+                int sent = 0;
+                int sendsDone = 0;
+                long deadline = System.nanoTime() + Wiring.WAIT_NS;
+                while (seen.size() < total) {
+                    if (sent < total && sent - sendsDone < 32) {
+                        QueuePair t = sent % 2 == 0 ? t1 : t2;
+                        t.postSend(send(sd, sent, 0, 32));
+                        sent++;
+                    }
+                    int n = sd.cq.poll(wcs);
+                    for (int k = 0; k < n; k++) {
+                        assertEquals(WcStatus.SUCCESS, wcs[k].status(), wcs[k].toString());
+                    }
+                    sendsDone += n;
+                    n = rd.cq.poll(wcs);
+                    for (int k = 0; k < n; k++) {
+                        assertEquals(WcStatus.SUCCESS, wcs[k].status(), wcs[k].toString());
+                        assertTrue(seen.add(wcs[k].wrId()), "wr_id " + wcs[k].wrId() + " twice");
+                        perQp[wcs[k].qpNum() == q1.qpNum() ? 0 : 1]++;
+                    }
+                    if (System.nanoTime() - deadline > 0) {
+                        fail("received " + seen.size() + " of " + total + "; failures " + failures);
+                    }
+                }
+                poster.join(TimeUnit.SECONDS.toMillis(10));
+                assertTrue(failures.isEmpty(), failures.toString());
+                assertEquals(total / 2, perQp[0]);
+                assertEquals(total / 2, perQp[1]);
+            } finally {
+                q1.close();
+                q2.close();
+                t1.close();
+                t2.close();
+                dsrq.close();
+            }
+        }
+    }
+
+    @Test
     void shouldAllocateNothingOnTheSrqDataPathAfterWarmUp() {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().threadId();
@@ -483,6 +564,8 @@ class SrqTest {
         assertEquals(1, q.maxSge(), "max_sge 0 is raised to 1 (RXE_MIN_SRQ_SGE)");
         assertEquals(0, q.srqLimit());
         assertSame(pd, s.pd());
+        SharedReceiveQueue armed = later(pd.createSrq(new SrqAttr().maxWr(8).maxSge(1).srqLimit(2)));
+        assertEquals(2, armed.query(new SrqAttr()).srqLimit(), "as rxe_srq_from_init, a limit given at creation arms");
     }
 
     @Test
