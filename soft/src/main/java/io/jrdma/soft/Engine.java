@@ -223,8 +223,11 @@ final class Engine implements AutoCloseable {
                 // an engine bug must not stop the device: this QP fails (its WRs flush), the others go on
                 counters.increment(Counter.QP_FATAL);
                 lastFailure = e;
+                boolean wasError = qp.state == QpState.ERR;
                 qp.enterError();
-                qp.raise(AsyncEventType.QP_FATAL);
+                if (!wasError) {
+                    qp.raise(AsyncEventType.QP_FATAL); // once: a QP already in ERR had its event
+                }
             }
         }
         return work;
