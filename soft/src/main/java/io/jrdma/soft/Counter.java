@@ -65,7 +65,11 @@ public enum Counter {
      * UD send requests longer than the port MTU: completed successfully without sending a packet (IBA C10-93.1.1,
      * as rxe).
      */
-    UD_TOO_LONG("ud_too_long");
+    UD_TOO_LONG("ud_too_long"),
+    /** Times the port went down (the IB port counter LinkDownedCounter). */
+    LINK_DOWNED("link_downed"),
+    /** Packets not sent because the port was down (the IB port counter PortXmitDiscards). */
+    PORT_XMIT_DISCARDS("port_xmit_discards");
 
     private final String rxeName;
 

@@ -1,6 +1,7 @@
 package io.jrdma.soft;
 
 import io.jrdma.soft.link.UdpLink;
+import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.wire.Bth;
@@ -47,6 +48,7 @@ final class Engine implements AutoCloseable {
     volatile PacketTap tap;
     /** Test hook: a packet about to be sent for which this answers true is lost instead (tests of UC loss). */
     volatile Predicate<MemorySegment> dropTx;
+    volatile boolean portDown; // the port is DOWN: nothing is sent or received (SoftContext.setPortState)
 
     private final SoftQp[] qpBySlot = new SoftQp[SoftLimits.MAX_QP];
     private SoftQp[] live = new SoftQp[8];
@@ -225,11 +227,16 @@ final class Engine implements AutoCloseable {
                 work += qp.completer.checkTimer(now);
                 work += qp.responder.transmit();
                 work += qp.requester.transmit(now);
+                qp.checkSqDrained();
             } catch (RuntimeException e) {
                 // an engine bug must not stop the device: this QP fails (its WRs flush), the others go on
                 counters.increment(Counter.QP_FATAL);
                 lastFailure = e;
+                boolean wasError = qp.state == QpState.ERR;
                 qp.enterError();
+                if (!wasError) {
+                    qp.raise(AsyncEventType.QP_FATAL); // once: a QP already in ERR had its event
+                }
             }
         }
         return work;
@@ -256,6 +263,10 @@ final class Engine implements AutoCloseable {
 
     /** Receive checks in a fixed order (length, opcode, header, QP, transport, state, P_Key, source, ICRC). */
     private void onDatagram(int len, long now) {
+        if (portDown) {
+            counters.increment(Counter.RCVD_DROPPED); // the link is down: the datagram never arrived
+            return;
+        }
         int srcIp = link.lastSenderIp();
         int srcPort = link.lastSenderPort();
         PacketTap t = tap;
@@ -302,6 +313,9 @@ final class Engine implements AutoCloseable {
             return;
         }
         counters.increment(Counter.RCVD_PKTS);
+        if (op.isRequest() && qp.type != QpType.UD) {
+            qp.requestArrived(); // COMM_EST on the first request reaching an RC or UC QP in RTR
+        }
         if (qp.type != QpType.RC) {
             qp.unreliableResponder.onRequest(op, rx, hdr, payload, srcIp, rxIpId, len);
         } else if (op.isRequest()) {
@@ -354,6 +368,10 @@ final class Engine implements AutoCloseable {
      */
     void transmitTo(int srcPort, int destIp, InetSocketAddress destAddress, int length) {
         int total = length + 4;
+        if (portDown) {
+            counters.increment(Counter.PORT_XMIT_DISCARDS); // lost on a down link; the retry timer recovers
+            return;
+        }
         icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, txBuffer, 0, total);
         PacketTap t = tap;
         if (t != null) {

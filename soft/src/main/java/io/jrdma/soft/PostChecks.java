@@ -199,12 +199,16 @@ final class PostChecks {
     }
 
     private static void checkLocalSge(SoftQp qp, Sge s, int index, int i) {
-        SoftMr mr = qp.context.mrs.lookup(s.lkey());
+        checkLocalSge(qp.context, qp.pd, s, index, i);
+    }
+
+    private static void checkLocalSge(SoftContext context, SoftPd pd, Sge s, int index, int i) {
+        SoftMr mr = context.mrs.lookup(s.lkey());
         if (mr == null) {
             throw bad(index, Errno.EINVAL, "sge " + i + ": lkey 0x" + Integer.toHexString(s.lkey())
                     + " is not a registered memory region");
         }
-        if (mr.pd != qp.pd) {
+        if (mr.pd != pd) {
             throw bad(index, Errno.EINVAL, "sge " + i + ": lkey 0x" + Integer.toHexString(s.lkey())
                     + " belongs to another protection domain");
         }
@@ -216,6 +220,10 @@ final class PostChecks {
 
     static void postRecv(SoftQp qp, RecvWr first) {
         int index = 0;
+        if (qp.srq != null && first != null) {
+            throw bad(0, Errno.EINVAL, "QP " + qp.qpn + " takes its receives from a shared receive queue; post them "
+                    + "to the SRQ");
+        }
         for (RecvWr wr = first; wr != null; wr = wr.next(), index++) {
             if (qp.state == QpState.RESET) {
                 throw bad(index, Errno.EINVAL, "post_recv on QP " + qp.qpn + " in state RESET");
@@ -239,6 +247,37 @@ final class PostChecks {
             w.capacity = total;
             copyList(sg, n, w.sgeAddr, w.sgeLength, w.sgeLkey);
             qp.rqProducer = p + 1;
+        }
+    }
+
+    /** ibv_post_srq_recv; the caller holds the SRQ's post lock. */
+    static void postSrqRecv(SoftSrq srq, RecvWr first) {
+        int index = 0;
+        for (RecvWr wr = first; wr != null; wr = wr.next(), index++) {
+            if (srq.closed) {
+                throw bad(index, Errno.EINVAL, "post_srq_recv on a destroyed SRQ");
+            }
+            int n = wr.numSge();
+            Sge[] sg = wr.sgList();
+            if (n < 0 || n > srq.maxSge) {
+                throw bad(index, Errno.EINVAL, "num_sge " + n + " exceeds the SRQ's max_sge " + srq.maxSge);
+            }
+            checkList(sg, n, srq.maxSge, "max_sge", index);
+            long total = 0;
+            for (int i = 0; i < n; i++) {
+                checkLocalSge(srq.context, srq.pd, sg[i], index, i);
+                total += sg[i].length() & 0xFFFFFFFFL;
+            }
+            long p = srq.producer;
+            if (p - srq.consumer >= srq.maxWr) {
+                throw bad(index, Errno.ENOMEM, "shared receive queue is full (" + srq.maxWr + " outstanding)");
+            }
+            RecvWqe w = srq.at(p);
+            w.wrId = wr.wrId();
+            w.numSge = n;
+            w.capacity = total;
+            copyList(sg, n, w.sgeAddr, w.sgeLength, w.sgeLkey);
+            srq.producer = p + 1; // publish (volatile write)
         }
     }
 

@@ -1,6 +1,7 @@
 package io.jrdma.soft;
 
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
@@ -116,7 +117,7 @@ final class Responder {
             fatal(NakCode.INVALID_REQUEST, psn, null);
             return;
         }
-        if (op.startsReceiveWqe() && qp.rqConsumer == qp.rqProducer) {
+        if (op.startsReceiveWqe() && !qp.recv.acquire()) {
             engine.counters.increment(Counter.SEND_RNR_ERR);
             nakSent = true; // later packets of this burst are out of sequence; the RNR NAK speaks for them
             queueAck(psn, AethSyndrome.rnrNak(qp.minRnrTimer));
@@ -155,7 +156,7 @@ final class Responder {
             fatal(NakCode.INVALID_REQUEST, psn, null);
             return;
         }
-        RecvWqe w = qp.rqAt(qp.rqConsumer);
+        RecvWqe w = qp.recv.current();
         if (op.isStart()) {
             recvOffset = 0;
             inMessage = IN_SEND;
@@ -217,7 +218,7 @@ final class Responder {
         writeVa += payloadLength;
         writeRemaining -= payloadLength;
         if (op.isEnd() && op.hasImm()) {
-            RecvWqe w = qp.rqAt(qp.rqConsumer);
+            RecvWqe w = qp.recv.current();
             completeRecv(w, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, ImmDt.imm(pkt, op.immOffset()),
                     WcFlags.WITH_IMM, Bth.solicited(pkt, 0));
         }
@@ -239,7 +240,7 @@ final class Responder {
      */
     private void invalidateFailed(RecvWqe w, MemorySegment pkt, int psn) {
         qp.recvCq.push(w.wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn, false);
-        qp.rqConsumer = qp.rqConsumer + 1;
+        qp.recv.retire();
         inMessage = NONE;
         if (Bth.ackReq(pkt, 0)) {
             sendAck(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
@@ -306,7 +307,7 @@ final class Responder {
 
     private void completeRecv(RecvWqe w, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
         qp.recvCq.push(w.wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
-        qp.rqConsumer = qp.rqConsumer + 1;
+        qp.recv.retire();
         inMessage = NONE;
         msn = (msn + 1) & 0xFFFFFF;
     }
@@ -319,20 +320,41 @@ final class Responder {
 
     /**
      * A class C error (IBA 9.9.3.1.3): NAK the request now, complete the receive WQE in use with {@code status}
-     * when there is one, and move the QP to ERR.
+     * when there is one, and move the QP to ERR. An error reported by no receive completion is reported as an
+     * affiliated asynchronous event instead (C9-222.1.1; see {@link #asyncErrorFor}).
      */
     private void fatal(NakCode code, int psn, WcStatus status) {
-        if (status != null && qp.rqConsumer != qp.rqProducer) {
-            RecvWqe w = qp.rqAt(qp.rqConsumer);
+        boolean completed = false;
+        if (status != null && qp.recv.hasCurrent()) {
+            RecvWqe w = qp.recv.current();
             qp.recvCq.push(w.wrId, status, WcOpcode.RECV, (int) recvOffset, 0, 0, qp.qpn, qp.destQpn, false);
-            qp.rqConsumer = qp.rqConsumer + 1;
+            qp.recv.retire();
+            completed = true;
         }
         inMessage = NONE;
         sendOwedAtomicAcks();
         sendAck(psn, AethSyndrome.nak(code));
         ackPending = false;
         readCount = 0;
+        boolean wasError = qp.state == QpState.ERR;
         qp.enterError();
+        if (!completed && !wasError) {
+            qp.raise(asyncErrorFor(code));
+        }
+    }
+
+    /**
+     * The affiliated asynchronous error for a responder error that no receive completion reports: an R_Key or
+     * access violation is a local access violation work queue error (QP_ACCESS_ERR, as rxe raises for R_Key
+     * violations), a malformed or out-of-sequence request an invalid request work queue error (QP_REQ_ERR),
+     * anything else a catastrophic work queue error (QP_FATAL).
+     */
+    static AsyncEventType asyncErrorFor(NakCode code) {
+        return switch (code) {
+            case REMOTE_ACCESS_ERROR -> AsyncEventType.QP_ACCESS_ERR;
+            case INVALID_REQUEST, INVALID_RD_REQUEST -> AsyncEventType.QP_REQ_ERR;
+            case null, default -> AsyncEventType.QP_FATAL;
+        };
     }
 
     /** Streams read responses, then sends the pending ACK once no read response is owed before it. */

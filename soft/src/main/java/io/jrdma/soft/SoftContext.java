@@ -3,6 +3,7 @@ package io.jrdma.soft;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEvent;
+import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
@@ -22,6 +23,8 @@ import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.SharedReceiveQueue;
+import io.jrdma.verbs.SrqAttr;
 import io.jrdma.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -44,6 +47,8 @@ public final class SoftContext implements Context {
     private final List<SoftChannel> channels = new ArrayList<>();
     private int nextQpSlot;
     private int qpCount;
+    private int srqCount;
+    private volatile PortState portState = PortState.ACTIVE;
     private int pdHandles;
     private boolean closed;
 
@@ -81,10 +86,11 @@ public final class SoftContext implements Context {
     public DeviceAttr queryDevice() {
         return new DeviceAttr("0.1.0", device.guid(), device.guid(), SoftLimits.MAX_MR_SIZE, 0xFFFFF000L,
                 SoftLimits.VENDOR_ID, SoftLimits.VENDOR_PART_ID, 0, SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR,
-                DeviceCapFlags.MEM_WINDOW | DeviceCapFlags.MEM_WINDOW_TYPE_2B,
+                DeviceCapFlags.MEM_WINDOW | DeviceCapFlags.MEM_WINDOW_TYPE_2B | SoftLimits.DEVICE_SRQ_RESIZE,
                 SoftLimits.MAX_SGE, SoftLimits.MAX_SGE, SoftLimits.MAX_CQ, SoftLimits.MAX_CQE, SoftLimits.MAX_MR,
                 SoftLimits.MAX_PD, SoftLimits.MAX_RD_ATOMIC, SoftLimits.MAX_RD_ATOMIC,
-                SoftLimits.MAX_RD_ATOMIC * SoftLimits.MAX_QP, AtomicCap.HCA, SoftLimits.MAX_MW, 0, 0, 0, 0, 1, 15, 1,
+                SoftLimits.MAX_RD_ATOMIC * SoftLimits.MAX_QP, AtomicCap.HCA, SoftLimits.MAX_MW, 0, SoftLimits.MAX_SRQ,
+                SoftLimits.MAX_SRQ_WR, SoftLimits.MAX_SRQ_SGE, 1, 15, 1,
                 SoftLimits.MAX_INLINE);
     }
 
@@ -92,8 +98,45 @@ public final class SoftContext implements Context {
     public PortAttr queryPort(int port) {
         checkPort(port);
         Mtu active = device.activeMtu();
-        return new PortAttr(PortState.ACTIVE, Mtu.MTU_4096, active, SoftLimits.GID_TABLE_LENGTH, 0,
-                SoftLimits.MAX_MSG_SIZE, 1, 0, 0, 0, 1, 0, 1, 1, 5, LinkLayer.ETHERNET);
+        PortState st = portState;
+        int physState = st == PortState.ACTIVE ? 5 : 3; // LinkUp, or Disabled while the port is down
+        return new PortAttr(st, Mtu.MTU_4096, active, SoftLimits.GID_TABLE_LENGTH, 0,
+                SoftLimits.MAX_MSG_SIZE, 1, 0, 0, 0, 1, 0, 1, 1, physState, LinkLayer.ETHERNET);
+    }
+
+    /**
+     * Takes port 1 down or brings it back up, as pulling and replugging the link under a kernel rxe device would
+     * (rxe follows its netdev's carrier): for testing how applications ride out link loss. While the port is
+     * {@link PortState#DOWN}, {@link #queryPort} reports it so, and the device sends and receives nothing: packets
+     * are discarded (counted in {@link Counter#PORT_XMIT_DISCARDS} and {@link Counter#RCVD_DROPPED}), so QPs see ACK
+     * timeouts and retransmit, recovering when the port comes back within their retry budget and failing with
+     * RETRY_EXC_ERR otherwise. QPs keep their state. A change raises {@code PORT_ERR} or {@code PORT_ACTIVE} (port
+     * 1) once; setting the current state again does nothing.
+     *
+     * @param state {@link PortState#DOWN} or {@link PortState#ACTIVE}
+     * @throws IllegalArgumentException for any other state
+     */
+    public void setPortState(PortState state) {
+        if (state != PortState.DOWN && state != PortState.ACTIVE) {
+            throw new IllegalArgumentException("a soft port can be set DOWN or ACTIVE, not " + state);
+        }
+        engine.lock.lock();
+        try {
+            checkOpen();
+            if (state == portState) {
+                return;
+            }
+            portState = state;
+            boolean down = state == PortState.DOWN;
+            engine.portDown = down;
+            if (down) {
+                engine.counters.increment(Counter.LINK_DOWNED);
+            }
+            events.raise(AsyncEvent.ofPort(down ? AsyncEventType.PORT_ERR : AsyncEventType.PORT_ACTIVE, 1));
+        } finally {
+            engine.lock.unlock();
+        }
+        engine.doorbell();
     }
 
     @Override
@@ -139,7 +182,7 @@ public final class SoftContext implements Context {
             }
             if (pd.users > 0) {
                 throw new VerbsException(Errno.EBUSY, "protection domain still has " + pd.users
-                        + " memory region(s), window(s), QP(s) or address handle(s)");
+                        + " memory region(s), window(s), QP(s), SRQ(s) or address handle(s)");
             }
             pd.closed = true;
             pds.remove(pd);
@@ -314,6 +357,7 @@ public final class SoftContext implements Context {
                     throw new VerbsException(Errno.EINVAL, "the QP's CQs must be open CQs of the same context");
                 }
             }
+            SoftSrq srq = checkSrqFor(pd, attr.srq());
             if (qpCount >= SoftLimits.MAX_QP) {
                 throw new VerbsException(Errno.ENOMEM, "too many QPs (max " + SoftLimits.MAX_QP + ")");
             }
@@ -329,6 +373,9 @@ public final class SoftContext implements Context {
             pd.users++;
             qp.sendCq.users++;
             qp.recvCq.users++;
+            if (srq != null) {
+                srq.users++;
+            }
             engine.add(qp);
             return qp;
         } finally {
@@ -398,7 +445,79 @@ public final class SoftContext implements Context {
             qp.pd.users--;
             qp.sendCq.users--;
             qp.recvCq.users--;
+            if (qp.srq != null) {
+                qp.srq.users--;
+            }
             qp.arena.close();
+        } finally {
+            engine.lock.unlock();
+        }
+    }
+
+    /**
+     * The SRQ a new QP of {@code pd} is to use, or null. An SRQ of another protection domain is refused with EINVAL,
+     * as an invalid argument: the QP's responder checks the SRQ's lkeys against the QP's PD, so such a QP could
+     * never place a message (kernel rxe accepts it and fails each receive with a protection error instead).
+     */
+    private SoftSrq checkSrqFor(SoftPd pd, SharedReceiveQueue s) {
+        if (s == null) {
+            return null;
+        }
+        if (!(s instanceof SoftSrq srq) || srq.context != this || srq.closed) {
+            throw new VerbsException(Errno.EINVAL, "the QP's SRQ must be an open SRQ of the same context");
+        }
+        if (srq.pd != pd) {
+            throw new VerbsException(Errno.EINVAL, "the SRQ belongs to another protection domain than the QP");
+        }
+        return srq;
+    }
+
+    SharedReceiveQueue createSrq(SoftPd pd, SrqAttr attr) {
+        if (attr == null) {
+            throw new VerbsException(Errno.EINVAL, "create_srq needs attributes");
+        }
+        // rxe_srq_chk_init: 1 <= max_wr <= max_srq_wr, max_sge <= max_srq_sge (0 is raised to 1)
+        if (attr.maxWr() <= 0 || attr.maxWr() > SoftLimits.MAX_SRQ_WR) {
+            throw new VerbsException(Errno.EINVAL, "max_wr " + attr.maxWr() + " is out of range [1, "
+                    + SoftLimits.MAX_SRQ_WR + "]");
+        }
+        if (attr.maxSge() < 0 || attr.maxSge() > SoftLimits.MAX_SRQ_SGE) {
+            throw new VerbsException(Errno.EINVAL, "max_sge " + attr.maxSge() + " is out of range [0, "
+                    + SoftLimits.MAX_SRQ_SGE + "]");
+        }
+        // rxe_srq_from_init arms the limit given at creation (libibverbs documents it as ignored there)
+        SoftSrq.checkLimit(attr.srqLimit(), attr.maxWr());
+        engine.lock.lock();
+        try {
+            checkOpen();
+            if (pd.closed) {
+                throw new VerbsException(Errno.EINVAL, "protection domain is deallocated");
+            }
+            if (srqCount >= SoftLimits.MAX_SRQ) {
+                throw new VerbsException(Errno.ENOMEM, "too many SRQs (max " + SoftLimits.MAX_SRQ + ")");
+            }
+            SoftSrq srq = new SoftSrq(this, pd, attr.maxWr(), Math.max(1, attr.maxSge()), attr.srqLimit());
+            srqCount++;
+            pd.users++;
+            return srq;
+        } finally {
+            engine.lock.unlock();
+        }
+    }
+
+    void destroySrq(SoftSrq srq) {
+        engine.lock.lock();
+        try {
+            if (srq.closed) {
+                return;
+            }
+            if (srq.users > 0) {
+                throw new VerbsException(Errno.EBUSY, "shared receive queue is still used by " + srq.users
+                        + " QP(s)");
+            }
+            srq.closed = true;
+            srqCount--;
+            srq.pd.users--;
         } finally {
             engine.lock.unlock();
         }

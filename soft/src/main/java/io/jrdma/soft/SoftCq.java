@@ -1,5 +1,7 @@
 package io.jrdma.soft;
 
+import io.jrdma.verbs.AsyncEvent;
+import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Errno;
@@ -82,6 +84,7 @@ final class SoftCq implements CompletionQueue {
             if (!overrun) {
                 overrun = true;
                 context.engine.counters.increment(Counter.CQ_OVERRUN);
+                context.events.raise(AsyncEvent.ofCq(AsyncEventType.CQ_ERR, this)); // once: the CQ stays in error
             }
             return;
         }

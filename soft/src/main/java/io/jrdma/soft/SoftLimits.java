@@ -20,6 +20,10 @@ final class SoftLimits {
     static final int GID_TABLE_LENGTH = 2;
     static final int PKEY_DEFAULT = 0xFFFF;
     static final int MAX_PACKET = 12 + 28 + 4096 + 4 + 4 + 64; // headers, largest MTU, pad, ICRC, slack
+    static final int MAX_SRQ = 960;             // rxe's RXE_MAX_SRQ
+    static final int MAX_SRQ_WR = MAX_QP_WR;    // rxe: RXE_MAX_SRQ_WR = RXE_MAX_QP_WR
+    static final int MAX_SRQ_SGE = 27;          // rxe's RXE_MAX_SRQ_SGE
+    static final int DEVICE_SRQ_RESIZE = 1 << 13; // IBV_DEVICE_SRQ_RESIZE: ibv_modify_srq can change max_wr
 
     private SoftLimits() {
     }

@@ -70,7 +70,7 @@ final class SoftPd implements ProtectionDomain {
 
     @Override
     public SharedReceiveQueue createSrq(SrqAttr attr) {
-        throw new VerbsException(Errno.EOPNOTSUPP, "shared receive queues are not supported by this device yet");
+        return context.createSrq(this, attr);
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.jrdma.soft;
 
 import io.jrdma.soft.link.UdpLink;
 import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.AsyncEvent;
+import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.MemoryWindow;
@@ -45,6 +47,8 @@ final class SoftQp implements QueuePair {
     final SoftCq recvCq;
     final QpCap cap;
     final boolean sqSigAll;
+    final SoftSrq srq;     // null: the QP has its own receive queue
+    final RecvSource recv; // where the responder takes receive WQEs from
 
     // --- attributes (written on the control path under the engine lock)
     volatile QpState state = QpState.RESET;
@@ -85,6 +89,9 @@ final class SoftQp implements QueuePair {
     final UnreliableResponder unreliableResponder; // UC and UD; null for RC
 
     boolean ackQueued;  // on the engine's pending-ACK list
+    boolean commEstRaised;   // COMM_EST raised since the last RESET
+    boolean sqDrainNotify;   // in SQD, entered with en_sqd_async_notify: raise SQ_DRAINED once drained
+    boolean lastWqePending;  // on an SRQ, in ERR: raise QP_LAST_WQE_REACHED after the flush
     boolean closed;
     Arena arena;
 
@@ -97,8 +104,12 @@ final class SoftQp implements QueuePair {
         this.sendCq = (SoftCq) attr.sendCq();
         this.recvCq = (SoftCq) attr.recvCq();
         QpCap asked = attr.cap();
-        this.cap = new QpCap().maxSendWr(Math.max(1, asked.maxSendWr())).maxRecvWr(Math.max(1, asked.maxRecvWr()))
-                .maxSendSge(Math.max(1, asked.maxSendSge())).maxRecvSge(Math.max(1, asked.maxRecvSge()))
+        this.srq = (SoftSrq) attr.srq();
+        // with an SRQ, max_recv_wr and max_recv_sge are ignored (rxe_qp_chk_cap); a one-slot RQ ring stays unused
+        int recvWr = srq != null ? 1 : Math.max(1, asked.maxRecvWr());
+        int recvSge = srq != null ? 1 : Math.max(1, asked.maxRecvSge());
+        this.cap = new QpCap().maxSendWr(Math.max(1, asked.maxSendWr())).maxRecvWr(recvWr)
+                .maxSendSge(Math.max(1, asked.maxSendSge())).maxRecvSge(recvSge)
                 .maxInlineData(asked.maxInlineData());
         this.sqSigAll = attr.sqSigAll();
         int sqSize = Integer.highestOneBit(cap.maxSendWr() * 2 - 1);
@@ -116,6 +127,7 @@ final class SoftQp implements QueuePair {
         for (int i = 0; i < rqSize; i++) {
             rq[i] = new RecvWqe(cap.maxRecvSge());
         }
+        recv = srq != null ? new SrqRecvSource(this, srq) : new RqRecvSource(this);
         requester = new Requester(this);
         completer = new Completer(this);
         responder = new Responder(this);
@@ -138,9 +150,11 @@ final class SoftQp implements QueuePair {
             throw new VerbsException(Errno.EINVAL, "QpInitAttr.cap is missing");
         }
         check(c.maxSendWr(), 0, SoftLimits.MAX_QP_WR, "max_send_wr");
-        check(c.maxRecvWr(), 0, SoftLimits.MAX_QP_WR, "max_recv_wr");
         check(c.maxSendSge(), 0, SoftLimits.MAX_SGE, "max_send_sge");
-        check(c.maxRecvSge(), 0, SoftLimits.MAX_SGE, "max_recv_sge");
+        if (attr.srq() == null) { // with an SRQ the receive caps are ignored, as rxe_qp_chk_cap does
+            check(c.maxRecvWr(), 0, SoftLimits.MAX_QP_WR, "max_recv_wr");
+            check(c.maxRecvSge(), 0, SoftLimits.MAX_SGE, "max_recv_sge");
+        }
         check(c.maxInlineData(), 0, SoftLimits.MAX_INLINE, "max_inline_data");
     }
 
@@ -172,8 +186,10 @@ final class SoftQp implements QueuePair {
 
     @Override
     public QpCap cap() {
-        return new QpCap().maxSendWr(cap.maxSendWr()).maxRecvWr(cap.maxRecvWr()).maxSendSge(cap.maxSendSge())
-                .maxRecvSge(cap.maxRecvSge()).maxInlineData(cap.maxInlineData());
+        int recvWr = srq != null ? 0 : cap.maxRecvWr(); // rxe_qp_to_init reports no receive caps with an SRQ
+        int recvSge = srq != null ? 0 : cap.maxRecvSge();
+        return new QpCap().maxSendWr(cap.maxSendWr()).maxRecvWr(recvWr).maxSendSge(cap.maxSendSge())
+                .maxRecvSge(recvSge).maxInlineData(cap.maxInlineData());
     }
 
     // ------------------------------------------------------------------------------------------------- modify
@@ -194,8 +210,20 @@ final class SoftQp implements QueuePair {
             }
             QpState next = mask.contains(QpAttrMask.STATE) ? attr.qpState() : cur;
             QpTransitions.validate(type, cur, next, bits);
+            if (cur == QpState.SQD && mask.contains(QpAttrMask.STATE) && next != QpState.ERR
+                    && next != QpState.RESET && !sqDrained()) {
+                // rxe_qp_chk_attr: a QP still draining may only go to ERR (here also RESET, which any state may
+                // go to); IBA: wait for SQ_DRAINED before modifying a QP in SQD
+                throw new VerbsException(Errno.EINVAL, "QP " + qpn + " is still draining its send queue in SQD; "
+                        + "wait for SQ_DRAINED before modifying it to " + next);
+            }
             validateValues(attr, mask);
             apply(attr, mask);
+            if (next == QpState.SQD && cur != QpState.SQD) {
+                sqDrainNotify = mask.contains(QpAttrMask.EN_SQD_ASYNC_NOTIFY) && attr.enSqdAsyncNotify();
+            } else if (next != QpState.SQD) {
+                sqDrainNotify = false;
+            }
             transition(cur, next);
         } finally {
             engine.lock.unlock();
@@ -349,12 +377,16 @@ final class SoftQp implements QueuePair {
                 unreliableResponder.reset();
                 unreliableResponder.resetPsn(0);
             }
+            recv.discard();
+            commEstRaised = false;
+            lastWqePending = false;
         } else if (next == QpState.RTS && cur == QpState.SQE) {
             // IBA 10.3.1: sends posted while in SQE were flushed; resume with the next one posted from now on
             flushSend();
             requester.reset();
         } else if (next == QpState.ERR && cur != QpState.ERR) {
             requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
+            lastWqePending = srq != null;
         } else if (next == QpState.RTS && cur == QpState.RTR) {
             requester.retryLeft = retryCnt;
             requester.rnrRetryLeft = rnrRetry;
@@ -380,6 +412,40 @@ final class SoftQp implements QueuePair {
         if (state != QpState.ERR) {
             state = QpState.ERR;
             requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
+            lastWqePending = srq != null;
+        }
+    }
+
+    /** Queues an affiliated asynchronous event about this QP. */
+    void raise(AsyncEventType type) {
+        context.events.raise(AsyncEvent.ofQp(type, this));
+    }
+
+    /**
+     * A request arrived (engine thread): the first one on a QP in RTR raises COMM_EST (the IBA Communication
+     * Established affiliated event; qib and rdmavt raise it so, kernel rxe does not raise it at all).
+     */
+    void requestArrived() {
+        if (state == QpState.RTR && !commEstRaised) {
+            commEstRaised = true;
+            raise(AsyncEventType.COMM_EST);
+        }
+    }
+
+    /**
+     * Whether no message is in progress on the send queue: the oldest unretired WQE, if any, was never started. In
+     * SQD that is the drained state (IBA 10.3.1.4): everything begun was sent and acknowledged.
+     */
+    boolean sqDrained() {
+        long c = sqConsumer;
+        return c == sqProducer || !sqAt(c).started;
+    }
+
+    /** Engine pass: raises SQ_DRAINED once for a QP in SQD that asked for it and has drained (rxe req_next_wqe). */
+    void checkSqDrained() {
+        if (sqDrainNotify && state == QpState.SQD && sqDrained()) {
+            sqDrainNotify = false;
+            raise(AsyncEventType.SQ_DRAINED);
         }
     }
 
@@ -391,7 +457,8 @@ final class SoftQp implements QueuePair {
             attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(rq)
                     .sqPsn(requester.nextPsn()).destQpNum(destQpn).qpAccessFlags(accessFlags).cap(cap())
                     .pkeyIndex(pkeyIndex).portNum(port).timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetry)
-                    .minRnrTimer(minRnrTimer).maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic);
+                    .minRnrTimer(minRnrTimer).maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic)
+                    .sqDraining(state == QpState.SQD && !sqDrained());
             AhAttr out = attr.ahAttr() != null ? attr.ahAttr() : new AhAttr();
             copyAh(ah, out);
             attr.ahAttr(out);
@@ -468,6 +535,13 @@ final class SoftQp implements QueuePair {
             rqConsumer = i + 1;
             n++;
         }
+        n += recv.flushTaken(); // a WQE taken from the SRQ for a message cut short
+        if (lastWqePending) {
+            // IBA o11-5.2.5: the QP on an SRQ is in ERR and its last WQE has completed (rxe flush_recv_queue)
+            lastWqePending = false;
+            raise(AsyncEventType.QP_LAST_WQE_REACHED);
+            n++;
+        }
         return n;
     }
 
@@ -485,7 +559,7 @@ final class SoftQp implements QueuePair {
     }
 
     boolean hasUnflushed() {
-        return sqConsumer != sqProducer || rqConsumer != rqProducer;
+        return sqConsumer != sqProducer || rqConsumer != rqProducer || recv.holdsTaken() || lastWqePending;
     }
 
     @Override

@@ -95,11 +95,11 @@ final class UnreliableResponder {
 
     private void onDatagram(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength, int srcIp, int ipId,
             int ibLength) {
-        if (qp.rqConsumer == qp.rqProducer) {
+        if (!qp.recv.acquire()) {
             engine.counters.increment(Counter.OUT_OF_BUFFER); // no RNR for UD: the datagram is lost
             return;
         }
-        RecvWqe w = qp.rqAt(qp.rqConsumer);
+        RecvWqe w = qp.recv.current();
         if (Grh.LENGTH + (long) payloadLength > w.capacity) {
             engine.counters.increment(Counter.UD_LEN_DROPPED);
             return;
@@ -115,7 +115,7 @@ final class UnreliableResponder {
         qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
                 imm ? ImmDt.imm(pkt, op.immOffset()) : 0, WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), qp.qpn,
                 Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0));
-        qp.rqConsumer = qp.rqConsumer + 1;
+        qp.recv.retire();
     }
 
     // ------------------------------------------------------------------------------------------------- UC
@@ -149,7 +149,7 @@ final class UnreliableResponder {
             drop();
             return;
         }
-        if (op.startsReceiveWqe() && qp.rqConsumer == qp.rqProducer) {
+        if (op.startsReceiveWqe() && !qp.recv.acquire()) {
             engine.counters.increment(Counter.OUT_OF_BUFFER);
             abandon();
             dropping = true;
@@ -179,7 +179,7 @@ final class UnreliableResponder {
     }
 
     private void onSend(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength) {
-        RecvWqe w = qp.rqAt(qp.rqConsumer);
+        RecvWqe w = qp.recv.current();
         if (op.isStart()) {
             recvOffset = 0;
             inMessage = IN_SEND;
@@ -198,7 +198,7 @@ final class UnreliableResponder {
             qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset,
                     imm ? ImmDt.imm(pkt, op.immOffset()) : 0, imm ? WcFlags.WITH_IMM : 0, qp.qpn, qp.destQpn,
                     Bth.solicited(pkt, 0));
-            qp.rqConsumer = qp.rqConsumer + 1;
+            qp.recv.retire();
             inMessage = NONE;
         }
     }
@@ -237,10 +237,10 @@ final class UnreliableResponder {
             inMessage = NONE;
             writeMr = null;
             if (op.hasImm()) {
-                RecvWqe w = qp.rqAt(qp.rqConsumer);
+                RecvWqe w = qp.recv.current();
                 qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
                         ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, qp.qpn, qp.destQpn, Bth.solicited(pkt, 0));
-                qp.rqConsumer = qp.rqConsumer + 1;
+                qp.recv.retire();
             }
         }
     }
@@ -284,7 +284,7 @@ final class UnreliableResponder {
      */
     private void recvFailed(RecvWqe w, WcStatus status, long byteLen) {
         qp.recvCq.push(w.wrId, status, WcOpcode.RECV, (int) byteLen, 0, 0, qp.qpn, qp.destQpn, false);
-        qp.rqConsumer = qp.rqConsumer + 1;
+        qp.recv.retire();
         abandon();
         qp.enterError();
     }

@@ -1,0 +1,7 @@
+package io.jrdma.tck.soft;
+
+import io.jrdma.tck.AsyncEventTck;
+
+/** {@link AsyncEventTck} on the soft device. */
+class SoftAsyncEventTest extends AsyncEventTck {
+}
