@@ -46,7 +46,15 @@ public enum Counter {
     /** Asynchronous events raised. */
     ASYNC_EVENTS("async_events"),
     /** Asynchronous events dropped because the context's event queue was full. */
-    ASYNC_EVENTS_DROPPED("async_events_dropped");
+    ASYNC_EVENTS_DROPPED("async_events_dropped"),
+    /** IB packets sent, the packets of port_xmit_data (the IB port counter port_xmit_packets). */
+    PORT_XMIT_PACKETS("port_xmit_packets"),
+    /** Datagrams received on the RoCEv2 port, before any check (the IB port counter port_rcv_packets). */
+    PORT_RCV_PACKETS("port_rcv_packets"),
+    /** SEND work requests completed successfully by the requester (rxe rdma_sends). */
+    RDMA_SENDS("rdma_sends"),
+    /** Receive work requests completed successfully by the responder (rxe rdma_recvs). */
+    RDMA_RECVS("rdma_recvs");
 
     private final String rxeName;
 
