@@ -301,14 +301,21 @@ public final class DeviceConfig {
     }
 
     private static InetAddress parseIpv4(String text) {
-        // only dotted quads: a host name would resolve differently over time
-        if (!text.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+        // only dotted quads, parsed here: a host name would need a lookup and could resolve differently later
+        String[] parts = text.split("\\.", -1);
+        byte[] b = new byte[4];
+        boolean ok = parts.length == 4;
+        for (int i = 0; ok && i < 4; i++) {
+            ok = parts[i].matches("\\d{1,3}") && Integer.parseInt(parts[i]) <= 255;
+            b[i] = ok ? (byte) Integer.parseInt(parts[i]) : 0;
+        }
+        if (!ok) {
             throw new IllegalArgumentException("'" + text + "' is not an IPv4 address (a.b.c.d)");
         }
         try {
-            return InetAddress.getByName(text);
+            return InetAddress.getByAddress(b);
         } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("'" + text + "' is not an IPv4 address (a.b.c.d)");
+            throw new IllegalArgumentException("'" + text + "' is not an IPv4 address (a.b.c.d)", e);
         }
     }
 
