@@ -33,10 +33,15 @@ public final class Throughput {
             a.connect(a.endpoint(0), b.endpoint(0), mtu);
             b.connect(b.endpoint(0), a.endpoint(0), mtu);
             a.buffer().fill((byte) 0x5A);
-            double copy = best(rounds, () -> MemorySegment.copy(a.buffer(), 0, b.buffer(), 0, bytes));
             WorkCompletion[] wc = {new WorkCompletion()};
-            double write = best(rounds, () -> transfer(a, b, WrOpcode.RDMA_WRITE, bytes, wc));
-            double read = best(rounds, () -> transfer(a, b, WrOpcode.RDMA_READ, bytes, wc));
+            double copy;
+            double write;
+            double read;
+            try (Progress progress = Progress.start("throughput rounds", 3L * (rounds + 1))) {
+                copy = best(rounds, progress, () -> MemorySegment.copy(a.buffer(), 0, b.buffer(), 0, bytes));
+                write = best(rounds, progress, () -> transfer(a, b, WrOpcode.RDMA_WRITE, bytes, wc));
+                read = best(rounds, progress, () -> transfer(a, b, WrOpcode.RDMA_READ, bytes, wc));
+            }
             out.printf("jrdma throughput: %d MiB messages, path MTU %d, %s engine, best of %d rounds%n",
                     bytes >> 20, mtu.bytes(), threading.name().toLowerCase(java.util.Locale.ROOT), rounds);
             out.printf("%-22s %10s %8s%n", "operation", "MB/s", "vs copy");
@@ -54,12 +59,13 @@ public final class Throughput {
         return bytes / seconds / 1e6;
     }
 
-    private static double best(int rounds, Runnable r) {
+    private static double best(int rounds, Progress progress, Runnable r) {
         double best = Double.MAX_VALUE;
         for (int i = 0; i < rounds + 1; i++) { // round 0 warms up
             long t = System.nanoTime();
             r.run();
             double s = (System.nanoTime() - t) / 1e9;
+            progress.add(1);
             if (i > 0) {
                 best = Math.min(best, s);
             }

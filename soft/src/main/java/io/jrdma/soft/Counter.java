@@ -69,7 +69,15 @@ public enum Counter {
     /** Times the port went down (the IB port counter LinkDownedCounter). */
     LINK_DOWNED("link_downed"),
     /** Packets not sent because the port was down (the IB port counter PortXmitDiscards). */
-    PORT_XMIT_DISCARDS("port_xmit_discards");
+    PORT_XMIT_DISCARDS("port_xmit_discards"),
+    /** IB packets sent, the packets of port_xmit_data (the IB port counter port_xmit_packets). */
+    PORT_XMIT_PACKETS("port_xmit_packets"),
+    /** Datagrams received on the RoCEv2 port, before any check (the IB port counter port_rcv_packets). */
+    PORT_RCV_PACKETS("port_rcv_packets"),
+    /** SEND work requests completed successfully by the requester (rxe rdma_sends). */
+    RDMA_SENDS("rdma_sends"),
+    /** Receive work requests completed successfully by the responder (rxe rdma_recvs). */
+    RDMA_RECVS("rdma_recvs");
 
     private final String rxeName;
 

@@ -274,6 +274,7 @@ final class Engine implements AutoCloseable {
             t.onPacket(false, rx, 0, len, srcIp, srcPort, localIp, link.port());
         }
         counters.add(Counter.PORT_RCV_DATA, len);
+        counters.increment(Counter.PORT_RCV_PACKETS);
         if (len < Bth.LENGTH + 4) {
             drop();
             return;
@@ -386,6 +387,7 @@ final class Engine implements AutoCloseable {
         if (link.send(srcPort, txBuffer, destAddress)) {
             counters.increment(Counter.SENT_PKTS);
             counters.add(Counter.PORT_XMIT_DATA, total);
+            counters.increment(Counter.PORT_XMIT_PACKETS);
         } else {
             counters.increment(Counter.SEND_ERR); // lost like a wire drop; retransmission recovers
         }

@@ -307,6 +307,7 @@ final class Responder {
 
     private void completeRecv(RecvWqe w, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
         qp.recvCq.push(w.wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
+        engine.counters.increment(Counter.RDMA_RECVS);
         qp.recv.retire();
         inMessage = NONE;
         msn = (msn + 1) & 0xFFFFFF;

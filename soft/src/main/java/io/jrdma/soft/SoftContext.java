@@ -70,7 +70,7 @@ public final class SoftContext implements Context {
 
     /** Sets (or clears, with null) the tap that sees every packet sent and received. */
     public void tap(PacketTap tap) {
-        engine.tap = tap;
+        engine.tap = device.withOptionTaps(tap); // capture and trace options keep their taps
     }
 
     @Override

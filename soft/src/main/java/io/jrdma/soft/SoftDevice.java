@@ -7,11 +7,14 @@ import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.VerbsException;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -29,7 +32,11 @@ public final class SoftDevice implements Device {
     private final NanoClock clock;
     private final byte[] mac;
     private final Mtu activeMtu;
+    private final Path capture;
+    private final PrintStream trace;
     private SoftContext open;
+    private CountersFile countersFile;
+    private DeviceTaps taps;
 
     private SoftDevice(Builder b) {
         this.name = b.name;
@@ -37,6 +44,8 @@ public final class SoftDevice implements Device {
         this.port = b.port;
         this.threading = b.threading;
         this.clock = b.clock;
+        this.capture = b.capture;
+        this.trace = b.trace;
         NetworkInterface nif = null;
         try {
             nif = NetworkInterface.getByInetAddress(address);
@@ -132,15 +141,54 @@ public final class SoftDevice implements Device {
             throw new VerbsException(Errno.EBUSY, "device " + name + ": " + e.getMessage()
                     + " — is another process using this address? Give each process its own 127.x address.");
         }
-        Engine engine = new Engine(link, clock, threading, null);
+        DeviceTaps t;
+        try {
+            t = DeviceTaps.open(name, address, capture, trace);
+        } catch (IOException | RuntimeException e) {
+            link.close();
+            throw new VerbsException(Errno.EINVAL, "device " + name + ": cannot start capture or trace: "
+                    + e.getMessage());
+        }
+        Engine engine = new Engine(link, clock, threading, t.with(null));
         open = new SoftContext(this, engine);
+        taps = t;
+        countersFile = CountersFile.enabled() ? CountersFile.publish(name, address, engine.counters) : null;
         engine.start(name);
         return open;
+    }
+
+    /**
+     * Opens a context for queries only ({@code queryDevice}, {@code queryPort}, {@code queryGid}), as
+     * {@code jrdma devinfo} needs: it binds an ephemeral UDP port instead of 4791, so it works while another
+     * process has the device open, and it publishes no counters and installs no capture or trace. Its QPs could
+     * not talk to RoCE peers; use {@link #open()} for traffic.
+     */
+    public SoftContext openForQuery() {
+        UdpLink link;
+        try {
+            link = new UdpLink(address, 0);
+        } catch (UncheckedIOException e) {
+            throw new VerbsException(Errno.ENODEV, "device " + name + ": " + e.getMessage());
+        }
+        return new SoftContext(this, new Engine(link, clock, Threading.INVOKER, null));
+    }
+
+    /** The engine tap for a tap the program sets: its own plus the capture and trace taps of the options. */
+    synchronized PacketTap withOptionTaps(PacketTap tap) {
+        return taps == null ? tap : taps.with(tap);
     }
 
     synchronized void closed(SoftContext c) {
         if (open == c) {
             open = null;
+            if (countersFile != null) {
+                countersFile.retire();
+                countersFile = null;
+            }
+            if (taps != null) {
+                taps.close();
+                taps = null;
+            }
         }
     }
 
@@ -157,8 +205,28 @@ public final class SoftDevice implements Device {
         private Threading threading = Threading.DEDICATED;
         private NanoClock clock = NanoClock.SYSTEM;
         private int linkMtu;
+        private Path capture;
+        private PrintStream trace;
 
         private Builder() {
+        }
+
+        /**
+         * Captures every packet the device sends and receives into the pcap file {@code file} (see
+         * {@link PcapCapture}); default: the {@code jrdma.capture} / {@code JRDMA_CAPTURE} setting, else none.
+         */
+        public Builder capture(Path file) {
+            this.capture = Objects.requireNonNull(file);
+            return this;
+        }
+
+        /**
+         * Traces every packet the device sends and receives to {@code out}, one line each (see
+         * {@link PacketTrace}); default: the {@code jrdma.trace} / {@code JRDMA_TRACE} setting, else none.
+         */
+        public Builder trace(PrintStream out) {
+            this.trace = Objects.requireNonNull(out);
+            return this;
         }
 
         /** The device name (default {@code rxe0}). */

@@ -9,10 +9,16 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The soft RoCEv2 provider. Its devices come from the system property {@code jrdma.devices} or the environment
- * variable {@code JRDMA_DEVICES}: a comma-separated list of {@code name=ipv4} (a bare address is named
- * {@code rxe<N>}); the default is one device {@code rxe0} on 127.0.0.1. {@code jrdma.threading} /
- * {@code JRDMA_THREADING} chooses {@code dedicated} (default) or {@code invoker}.
+ * The soft RoCEv2 provider. Its devices are, first match wins (see {@link DeviceConfig}):
+ * <ol>
+ *   <li>the system property {@code jrdma.devices} or the environment variable {@code JRDMA_DEVICES}: a
+ *       comma-separated list of {@code name=ipv4} (a bare address is named {@code rxe<N>});</li>
+ *   <li>the per-user configuration file that {@code jrdma link add|delete} edits
+ *       ({@code ~/.config/jrdma/devices.conf}; {@code jrdma.config} / {@code JRDMA_CONFIG} names another);</li>
+ *   <li>one device {@code rxe0} on 127.0.0.1.</li>
+ * </ol>
+ * {@code jrdma.threading} / {@code JRDMA_THREADING} chooses {@code dedicated} (default) or {@code invoker}. The
+ * list is read again on every call, so a program sees devices added since it started.
  */
 public final class SoftProvider implements Provider {
 
@@ -32,34 +38,16 @@ public final class SoftProvider implements Provider {
 
     @Override
     public List<Device> devices() {
-        String spec = setting("jrdma.devices", "JRDMA_DEVICES", "rxe0=127.0.0.1");
-        Threading threading = Threading.valueOf(setting("jrdma.threading", "JRDMA_THREADING", "dedicated")
+        Threading threading = Threading.valueOf(Settings.get("jrdma.threading", "JRDMA_THREADING", "dedicated")
                 .toUpperCase(Locale.ROOT));
         List<Device> out = new ArrayList<>();
-        int n = 0;
-        for (String item : spec.split(",")) {
-            String s = item.trim();
-            if (s.isEmpty()) {
-                continue;
-            }
-            int eq = s.indexOf('=');
-            String name = eq < 0 ? "rxe" + n : s.substring(0, eq).trim();
-            String addr = eq < 0 ? s : s.substring(eq + 1).trim();
-            n++;
-            String key = name + "=" + addr + "/" + threading;
+        for (DeviceConfig.Entry e : DeviceConfig.effective().entries()) {
+            String key = e.name() + "=" + e.address() + "/" + threading;
             synchronized (DEVICES) {
-                out.add(DEVICES.computeIfAbsent(key, k -> SoftDevice.builder().name(name).address(addr)
+                out.add(DEVICES.computeIfAbsent(key, k -> SoftDevice.builder().name(e.name()).address(e.address())
                         .threading(threading).build()));
             }
         }
         return out;
-    }
-
-    private static String setting(String property, String env, String fallback) {
-        String v = System.getProperty(property);
-        if (v == null || v.isBlank()) {
-            v = System.getenv(env);
-        }
-        return v == null || v.isBlank() ? fallback : v;
     }
 }

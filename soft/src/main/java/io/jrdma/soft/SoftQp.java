@@ -508,6 +508,9 @@ final class SoftQp implements QueuePair {
             WcOpcode op = w.opcode.completionOpcode();
             sendCq.push(w.wrId, status, op, (int) w.length, 0, 0, qpn, 0, false);
         }
+        if (status == WcStatus.SUCCESS && w.opcode.completionOpcode() == WcOpcode.SEND) {
+            engine.counters.increment(Counter.RDMA_SENDS); // as rxe's completer counts rdma_sends
+        }
         sqConsumer = sqConsumer + 1;
         if (w.localStatus != null && status != WcStatus.SUCCESS) {
             enterError();

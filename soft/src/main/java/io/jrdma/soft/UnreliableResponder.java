@@ -112,6 +112,7 @@ final class UnreliableResponder {
             return;
         }
         boolean imm = op.hasImm();
+        engine.counters.increment(Counter.RDMA_RECVS);
         qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
                 imm ? ImmDt.imm(pkt, op.immOffset()) : 0, WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), qp.qpn,
                 Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0));
@@ -195,6 +196,7 @@ final class UnreliableResponder {
         recvOffset += payloadLength;
         if (op.isEnd()) {
             boolean imm = op.hasImm();
+            engine.counters.increment(Counter.RDMA_RECVS);
             qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset,
                     imm ? ImmDt.imm(pkt, op.immOffset()) : 0, imm ? WcFlags.WITH_IMM : 0, qp.qpn, qp.destQpn,
                     Bth.solicited(pkt, 0));
@@ -238,6 +240,7 @@ final class UnreliableResponder {
             writeMr = null;
             if (op.hasImm()) {
                 RecvWqe w = qp.recv.current();
+                engine.counters.increment(Counter.RDMA_RECVS);
                 qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
                         ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, qp.qpn, qp.destQpn, Bth.solicited(pkt, 0));
                 qp.recv.retire();

@@ -8,14 +8,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code jrdma} command: {@code jrdma demo}, {@code jrdma hello-verbs}, {@code jrdma devices} and
- * {@code jrdma devinfo}. Each subcommand is a thin class over shared option ({@link DeviceSelection}) and report
- * ({@link DeviceReport}) code. Exit status: 0 success, 1 failure, 2 bad usage.
+ * The {@code jrdma} command: {@code demo}, {@code hello-verbs}, {@code throughput}, {@code devices},
+ * {@code devinfo}, {@code link}, {@code stat}, {@code monitor}, {@code capture} and {@code trace}. Each subcommand
+ * is a thin class over shared option ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit
+ * status: 0 success, 1 failure, 2 bad usage.
  */
 @Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = Jrdma.Version.class,
         description = "RDMA verbs for Java with a software RoCEv2 device.",
         subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class,
-            ThroughputCommand.class})
+            ThroughputCommand.class, LinkCommand.class, StatCommand.class, MonitorCommand.class,
+            CaptureCommand.class, TraceCommand.class})
 public final class Jrdma implements Callable<Integer> {
 
     /** Exit status of a failed command. */
@@ -39,6 +41,10 @@ public final class Jrdma implements Callable<Integer> {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Jrdma());
         cl.getSubcommands().get(HelloVerbsCommand.NAME).setUnmatchedOptionsArePositionalParams(true);
+        for (String wrapper : new String[] {"capture", "trace"}) {
+            // everything from the wrapped command's name on belongs to it, options included
+            cl.getSubcommands().get(wrapper).setStopAtPositional(true);
+        }
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + message(e));
             cmd.getErr().flush();

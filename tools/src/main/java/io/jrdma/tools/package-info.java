@@ -1,2 +1,5 @@
-/** The {@code jrdma} command line: demo, hello-verbs, devices and devinfo, over shared option and report code. */
+/**
+ * The {@code jrdma} command line: demo, hello-verbs, throughput, devices, devinfo, link, stat, monitor, capture
+ * and trace, over shared option and report code.
+ */
 package io.jrdma.tools;

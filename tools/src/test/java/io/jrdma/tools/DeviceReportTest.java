@@ -98,6 +98,21 @@ class DeviceReportTest {
     }
 
     @Test
+    void shouldRunDevinfoWhileTheDeviceIsInUse() {
+        System.setProperty("jrdma.devices", "busy0=127.0.38.20");
+        SoftDevice d = SoftDevice.builder().name("busy0").address("127.0.38.20").threading(Threading.INVOKER).build();
+        try (SoftContext ctx = d.open()) {
+            assertEquals(0, command().execute("devinfo", "-d", "busy0", "-i", "1"), err.toString());
+            assertTrue(out.toString().startsWith("hca_id:\tbusy0\n"), out.toString());
+            assertTrue(out.toString().contains("\t\tport:\t1\n"), out.toString());
+            assertEquals(0, ctx.counters().get(io.jrdma.soft.Counter.SENT_PKTS));
+        }
+        assertEquals(1, command().execute("devinfo", "-d", "busy0", "-i", "2"));
+        assertTrue(err.toString().contains("has no port 2"), err.toString());
+        assertEquals(2, command().execute("devinfo", "-i", "-1"));
+    }
+
+    @Test
     void shouldFailOnUnknownDeviceOrUsageBadFlow() {
         System.setProperty("jrdma.devices", "rxe9=127.0.3.4");
         assertEquals(1, command().execute("devinfo", "-d", "mlx5_0"));
