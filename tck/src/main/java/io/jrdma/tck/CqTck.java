@@ -412,4 +412,28 @@ public abstract class CqTck extends Tck {
         cq.close();
         cq.close();
     }
+
+    @Test
+    public void completionsOutliveTheirQp() {
+        Side[] p = rcPair(4096);
+        p[1].postRecv(1, 0, 8);
+        p[0].qp.postSend(sendWr(p[0], 2, 0, 8));
+        await(p[1].cq, WcStatus.SUCCESS); // the peer has the SEND and has acknowledged it
+        long until = System.nanoTime() + 20_000_000L;
+        while (System.nanoTime() - until < 0) {
+            a.progress(); // x takes the ACK in; its completion waits in the CQ, unpolled
+        }
+        p[0].qp.close();
+        WorkCompletion[] w = wcs(2);
+        assertEquals(1, p[0].cq.poll(w), "a completion already in the CQ stays there after its QP is gone");
+        assertEquals(2, w[0].wrId());
+        assertEquals(WcStatus.SUCCESS, w[0].status());
+    }
+
+    @Test
+    public void acknowledgingANegativeCountIsEinvalBadFlow() {
+        CompletionChannel ch = closeLater(a.createCompletionChannel());
+        CompletionQueue cq = closeLater(a.createCq(4, ch));
+        assertVerbsError(Errno.EINVAL, () -> cq.ackEvents(-1));
+    }
 }

@@ -101,11 +101,13 @@ public abstract class QpTck extends Tck {
     /** Asserts that modifying to each of {@code targets} is EINVAL and leaves the QP where it was. */
     private static void assertIllegal(QueuePair qp, QpState... targets) {
         QpState before = qp.state();
+        String attrs = qp.query(new QpAttr()).toString();
         for (QpState t : targets) {
             VerbsException e = assertVerbsError(Errno.EINVAL, () -> qp.modify(new QpAttr().qpState(t),
                     EnumSet.of(QpAttrMask.STATE)));
             assertTrue(e.getMessage().contains(before + " -> " + t), e::getMessage);
             assertEquals(before, qp.state(), "a refused modify leaves the QP unchanged");
+            assertEquals(attrs, qp.query(new QpAttr()).toString(), "a refused modify changes no attribute");
         }
     }
 
@@ -766,5 +768,127 @@ public abstract class QpTck extends Tck {
         }
         assertEquals(1, got, "the SEND accepted before the refused request reached the peer");
         assertEquals(1, w[0].wrId());
+    }
+
+    // --------------------------------------------------------------------------------------------- connections
+
+    @Test
+    public void aResponderInRtrReceivesAndAcknowledges() {
+        Side x = sideA(4096, ALL_ACCESS);
+        Side y = sideB(4096, ALL_ACCESS);
+        x.createQp(QpType.RC);
+        y.createQp(QpType.RC);
+        Link link = new Link();
+        connect(x, y, link);
+        y.qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(link.qpAccess),
+                INIT_MASK);
+        y.qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(link.mtu).destQpNum(x.qp.qpNum()).rqPsn(link.psn)
+                .maxDestRdAtomic(link.maxRd).minRnrTimer(link.minRnrTimer).ahAttr(route(a)), RTR_MASK);
+        fill(x.buf.asSlice(0, 100), 1);
+        y.postRecv(1, 0, 100);
+        x.qp.postSend(sendWr(x, 2, 0, 100).next(writeWr(x, 3, 0, 100, y, 1000)));
+        assertEquals(List.of(2L, 3L), awaitN(x.cq, 2).stream().map(WorkCompletion::wrId).toList(),
+                "a QP in RTR receives and acknowledges; it only cannot send");
+        assertEquals(100, await(y.cq, WcStatus.SUCCESS).byteLen());
+        assertEquals(QpState.RTR, y.qp.state());
+        assertEquals(-1, x.buf.asSlice(0, 100).mismatch(y.buf.asSlice(1000, 100)));
+    }
+
+    @Test
+    public void manyConnectionsBetweenTheSameTwoDevices() {
+        int n = 12;
+        List<Side[]> pairs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            pairs.add(rcPair(4096));
+        }
+        for (int i = 0; i < n; i++) {
+            Side[] p = pairs.get(i);
+            fill(p[0].buf.asSlice(0, 64), i);
+            p[1].postRecv(i, 0, 64);
+            p[0].qp.postSend(sendWr(p[0], 100 + i, 0, 64));
+        }
+        for (int i = 0; i < n; i++) {
+            Side[] p = pairs.get(i);
+            assertEquals(100 + i, await(p[0].cq, WcStatus.SUCCESS).wrId());
+            WorkCompletion r = await(p[1].cq, WcStatus.SUCCESS);
+            assertEquals(i, r.wrId(), "each message reaches the QP it was sent to");
+            assertEquals(p[1].qp.qpNum(), r.qpNum());
+            assertEquals(-1, p[0].buf.asSlice(0, 64).mismatch(p[1].buf.asSlice(0, 64)));
+        }
+    }
+
+    @Test
+    public void psnsWrapAroundTheTwentyFourBitSpace() {
+        Link link = new Link();
+        link.psn = 0xFFFFFE; // every message below crosses or follows the wrap to 0
+        Side[] p = connectedPair(QpType.RC, 1 << 16, ALL_ACCESS, link);
+        int mtu = link.mtu.bytes();
+        fill(p[0].buf.asSlice(0, 5 * mtu), 2);
+        fill(p[1].buf.asSlice(32768, 5 * mtu), 3);
+        p[1].postRecv(1, 8192, 5 * mtu);
+        p[0].qp.postSend(sendWr(p[0], 10, 0, 5 * mtu)
+                .next(writeWr(p[0], 11, 0, 3 * mtu + 1, p[1], 16384)
+                .next(readWr(p[0], 12, 40000, 5 * mtu, p[1], 32768)
+                .next(sendWr(p[0], 13, 0, 0)))));
+        p[1].postRecv(2, 0, 8);
+        assertEquals(List.of(10L, 11L, 12L, 13L), awaitN(p[0].cq, 4).stream().filter(WorkCompletion::isSuccess)
+                .map(WorkCompletion::wrId).toList());
+        assertEquals(5 * mtu, await(p[1].cq, WcStatus.SUCCESS).byteLen());
+        assertEquals(0, await(p[1].cq, WcStatus.SUCCESS).byteLen());
+        assertEquals(-1, p[0].buf.asSlice(0, 5 * mtu).mismatch(p[1].buf.asSlice(8192, 5 * mtu)));
+        assertEquals(-1, p[0].buf.asSlice(0, 3 * mtu + 1).mismatch(p[1].buf.asSlice(16384, 3 * mtu + 1)));
+        assertEquals(-1, p[1].buf.asSlice(32768, 5 * mtu).mismatch(p[0].buf.asSlice(40000, 5 * mtu)));
+        int sq = p[0].qp.query(new QpAttr()).sqPsn();
+        assertEquals((0xFFFFFE + 5 + 4 + 5 + 1) & 0xFFFFFF, sq, "the next PSN wrapped past 0");
+    }
+
+    @Test
+    public void changingAccessFlagsInRtsTakesEffect() {
+        Side[] p = rcPair(4096);
+        p[0].qp.postSend(writeWr(p[0], 1, 0, 8, p[1], 0));
+        await(p[0].cq, WcStatus.SUCCESS);
+        p[1].qp.modify(new QpAttr().qpState(QpState.RTS).qpAccessFlags(io.jrdma.verbs.Access.REMOTE_READ),
+                EnumSet.of(QpAttrMask.STATE, QpAttrMask.ACCESS_FLAGS));
+        assertEquals(io.jrdma.verbs.Access.REMOTE_READ, p[1].qp.query(new QpAttr()).qpAccessFlags());
+        p[0].qp.postSend(readWr(p[0], 2, 0, 8, p[1], 0));
+        await(p[0].cq, WcStatus.SUCCESS);
+        assertFatalRemoteError(p[0], p[1], writeWr(p[0], 0, 0, 8, p[1], 0), WcStatus.REM_INV_REQ_ERR);
+    }
+
+    @Test
+    public void aSilentPeerExhaustsTheTransportRetriesBadFlow() {
+        Link link = new Link();
+        link.timeout = 8; // 4.096 us * 2^8 = about 1 ms per try
+        link.retryCnt = 2;
+        Side[] p = connectedPair(QpType.RC, 4096, ALL_ACCESS, link);
+        p[1].qp.close(); // nothing answers at the destination QPN any more
+        long t0 = System.nanoTime();
+        p[0].qp.postSend(writeWr(p[0], 1, 0, 8, p[1], 0).next(sendWr(p[0], 2, 0, 8)));
+        WorkCompletion wc = await(p[0].cq);
+        assertEquals(1, wc.wrId());
+        assertEquals(WcStatus.RETRY_EXC_ERR, wc.status(), wc::toString);
+        assertTrue(System.nanoTime() - t0 >= 3_000_000L, "three timeouts of about 1 ms each went by first");
+        assertEquals(2, await(p[0].cq, WcStatus.WR_FLUSH_ERR).wrId());
+        assertEquals(QpState.ERR, p[0].qp.state());
+    }
+
+    @Test
+    public void aPeerInErrIsSilentToo() {
+        Link link = new Link();
+        link.timeout = 8;
+        link.retryCnt = 1;
+        Side[] p = connectedPair(QpType.RC, 4096, ALL_ACCESS, link);
+        moveTo(p[1].qp, QpState.ERR);
+        p[0].qp.postSend(writeWr(p[0], 1, 0, 8, p[1], 0));
+        assertEquals(WcStatus.RETRY_EXC_ERR, await(p[0].cq).status());
+        assertEquals(0, p[1].buf.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0), "a QP in ERR executes nothing");
+    }
+
+    @Test
+    public void inlineReadIsEinvalBadFlow() {
+        Side[] p = rcPair(4096);
+        VerbsException e = assertVerbsError(Errno.EINVAL, () -> p[0].qp.postSend(readWr(p[0], 1, 0, 8, p[1], 0)
+                .sendFlags(SendFlags.SIGNALED | SendFlags.INLINE)));
+        assertEquals(0, e.badWrIndex());
     }
 }

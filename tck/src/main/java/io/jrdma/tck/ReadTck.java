@@ -241,4 +241,30 @@ public abstract class ReadTck extends Tck {
         assertEquals(QpState.ERR, p[0].qp.state());
         assertEquals(0, noLocalWrite.segment().get(ValueLayout.JAVA_LONG, 0), "nothing was placed");
     }
+
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(io.jrdma.verbs.Mtu.class)
+    public void readAtEveryPathMtu(io.jrdma.verbs.Mtu mtu) {
+        Link link = new Link();
+        link.mtu = mtu;
+        Side[] p = connectedPair(QpType.RC, 1 << 16, ALL_ACCESS, link);
+        int len = 4 * mtu.bytes() + 1;
+        fill(p[1].buf.asSlice(SOURCE, len), mtu.code());
+        p[0].qp.postSend(readWr(p[0], 1, 0, len, p[1], SOURCE));
+        assertEquals(len, await(p[0].cq, WcStatus.SUCCESS).byteLen());
+        assertEquals(-1, p[1].buf.asSlice(SOURCE, len).mismatch(p[0].buf.asSlice(0, len)));
+    }
+
+    @Test
+    public void readsFromBothSidesAtOnce() {
+        Side[] p = rcPair(1 << 16);
+        fill(p[0].buf.asSlice(SOURCE, 5000), 16);
+        fill(p[1].buf.asSlice(SOURCE, 5000), 17);
+        p[0].qp.postSend(readWr(p[0], 1, 0, 5000, p[1], SOURCE));
+        p[1].qp.postSend(readWr(p[1], 2, 0, 5000, p[0], SOURCE));
+        assertEquals(1, await(p[0].cq, WcStatus.SUCCESS).wrId());
+        assertEquals(2, await(p[1].cq, WcStatus.SUCCESS).wrId());
+        assertEquals(-1, p[1].buf.asSlice(SOURCE, 5000).mismatch(p[0].buf.asSlice(0, 5000)));
+        assertEquals(-1, p[0].buf.asSlice(SOURCE, 5000).mismatch(p[1].buf.asSlice(0, 5000)));
+    }
 }

@@ -424,4 +424,116 @@ public abstract class SendRecvTck extends Tck {
         await(p[0].cq, WcStatus.SUCCESS);
         assertEquals(-1, p[0].buf.asSlice(0, 3 * MTU).mismatch(p[1].buf.asSlice(4096, 3 * MTU)));
     }
+
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(io.jrdma.verbs.Mtu.class)
+    public void sendAtEveryPathMtu(io.jrdma.verbs.Mtu mtu) {
+        Link link = new Link();
+        link.mtu = mtu;
+        Side[] p = connectedPair(QpType.RC, 1 << 15, ALL_ACCESS, link);
+        int len = 3 * mtu.bytes() + mtu.bytes() / 2;
+        fill(p[0].buf.asSlice(0, len), mtu.code());
+        p[1].postRecv(1, 16384, 16384);
+        p[1].postRecv(2, 0, 16);
+        p[0].qp.postSend(sendWr(p[0], 3, 0, len).next(sendWr(p[0], 4, 0, mtu.bytes())));
+        assertEquals(len, await(p[1].cq, WcStatus.SUCCESS).byteLen());
+        assertEquals(WcStatus.LOC_LEN_ERR, await(p[1].cq).status(), "one MTU does not fit 16 bytes");
+        assertEquals(-1, p[0].buf.asSlice(0, len).mismatch(p[1].buf.asSlice(16384, len)));
+        assertEquals(WcStatus.SUCCESS, await(p[0].cq).status());
+        assertEquals(WcStatus.REM_INV_REQ_ERR, await(p[0].cq).status());
+    }
+
+    @Test
+    public void solicitedMultiPacketSendWakesTheReceiver() {
+        Side x = sideA(1 << 14, ALL_ACCESS);
+        Side y = sideB(1 << 14, ALL_ACCESS);
+        CompletionChannel ch = closeLater(b.createCompletionChannel());
+        CompletionQueue recvCq = closeLater(b.createCq(8, ch));
+        x.createQp(QpType.RC);
+        y.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(y.cq).recvCq(recvCq).cap(defaultCap()));
+        Link link = new Link();
+        connect(x, y, link);
+        connect(y, x, link);
+        y.postRecv(1, 0, 8192);
+        recvCq.requestNotify(true);
+        x.qp.postSend(sendWr(x, 2, 0, 3 * MTU + 3).sendFlags(SendFlags.SIGNALED | SendFlags.SOLICITED));
+        assertSame(recvCq, ch.awaitEvent(Duration.ofSeconds(5)));
+        recvCq.ackEvents(1);
+        assertEquals(3 * MTU + 3, awaitN(recvCq, 1).getFirst().byteLen());
+    }
+
+    @Test
+    public void theResponderMinRnrTimerPacesTheRetries() {
+        Link link = new Link();
+        link.rnrRetry = 2;
+        link.minRnrTimer = 20; // 10.24 ms per RNR NAK
+        Side[] p = connectedPair(QpType.RC, 4096, ALL_ACCESS, link);
+        long t0 = System.nanoTime();
+        p[0].qp.postSend(sendWr(p[0], 1, 0, 8));
+        assertEquals(WcStatus.RNR_RETRY_EXC_ERR, await(p[0].cq).status());
+        long ms = (System.nanoTime() - t0) / 1_000_000L;
+        assertTrue(ms >= 20, () -> "two waits of 10.24 ms before giving up, took " + ms + " ms");
+    }
+
+    @Test
+    public void sendGathersFromTwoRegionsOfOnePd() {
+        Side[] p = rcPair(4096);
+        MemoryRegion second = closeLater(p[0].pd.registerMemory(buffer(4096), 0));
+        fill(p[0].buf.asSlice(0, 100), 14);
+        fill(second.segment().asSlice(0, 200), 15);
+        p[1].postRecv(1, 0, 4096);
+        p[0].qp.postSend(sendWr(p[0], 2, 0, 0).sg(p[0].sge(0, 100), sge(second, 0, 200)));
+        assertEquals(300, await(p[1].cq, WcStatus.SUCCESS).byteLen());
+        assertEquals(-1, p[0].buf.asSlice(0, 100).mismatch(p[1].buf.asSlice(0, 100)));
+        assertEquals(-1, second.segment().asSlice(0, 200).mismatch(p[1].buf.asSlice(100, 200)));
+    }
+
+    @Test
+    public void receiveOverflowingInTheMiddleOfAMessageBadFlow() {
+        Side[] p = rcPair(8192);
+        p[1].postRecv(1, 0, MTU + MTU / 2); // the first packet fits, the message does not
+        p[1].postRecv(2, 4096, 4096);
+        p[0].qp.postSend(sendWr(p[0], 3, 0, 2 * MTU + 1));
+        assertEquals(1, await(p[1].cq, WcStatus.LOC_LEN_ERR).wrId());
+        assertEquals(2, await(p[1].cq, WcStatus.WR_FLUSH_ERR).wrId());
+        assertEquals(3, await(p[0].cq, WcStatus.REM_INV_REQ_ERR).wrId());
+        assertEquals(QpState.ERR, p[1].qp.state());
+    }
+
+    @Test
+    public void requestsQueuedBehindAnRnrNakedSendFollowItInOrder() {
+        Side[] p = rnrPair(7);
+        fill(p[1].buf.asSlice(4096, 2000), 16);
+        fill(p[0].buf.asSlice(0, 100), 17);
+        // SEND (no receive yet: RNR NAK), then a READ and a WRITE that the responder must not run before it
+        p[0].qp.postSend(sendWr(p[0], 1, 0, 100)
+                .next(new SendWr().wrId(2).opcode(WrOpcode.RDMA_READ).sg(p[0].sge(4096, 2000))
+                        .remote(p[1].addr(4096), p[1].mr.rkey()).signaled(true)
+                .next(new SendWr().wrId(3).opcode(WrOpcode.RDMA_WRITE).sg(p[0].sge(0, 100))
+                        .remote(p[1].addr(2048), p[1].mr.rkey()).signaled(true))));
+        assertNoCompletion(p[0].cq, 20);
+        assertEquals(0, p[1].buf.get(java.lang.foreign.ValueLayout.JAVA_LONG, 2048), "the WRITE waits its turn");
+        p[1].postRecv(9, 0, 100);
+        assertEquals(List.of(1L, 2L, 3L), awaitN(p[0].cq, 3).stream().filter(WorkCompletion::isSuccess)
+                .map(WorkCompletion::wrId).toList());
+        assertEquals(100, await(p[1].cq, WcStatus.SUCCESS).byteLen());
+        assertEquals(-1, p[1].buf.asSlice(4096, 2000).mismatch(p[0].buf.asSlice(4096, 2000)));
+        assertEquals(-1, p[0].buf.asSlice(0, 100).mismatch(p[1].buf.asSlice(2048, 100)));
+    }
+
+    @Test
+    public void anRnrNakAfterAReadRetriesOnlyTheSend() {
+        Side[] p = rnrPair(7);
+        fill(p[1].buf.asSlice(4096, 3000), 18);
+        p[0].qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).sg(p[0].sge(4096, 3000))
+                .remote(p[1].addr(4096), p[1].mr.rkey()).signaled(true).next(sendWr(p[0], 2, 0, 10)));
+        WorkCompletion read = await(p[0].cq, WcStatus.SUCCESS);
+        assertEquals(1, read.wrId(), "the READ completes while the SEND behind it waits for a receive");
+        assertNoCompletion(p[0].cq, 10);
+        p[1].postRecv(5, 0, 10);
+        assertEquals(2, await(p[0].cq, WcStatus.SUCCESS).wrId());
+        assertEquals(5, await(p[1].cq, WcStatus.SUCCESS).wrId());
+        assertNoCompletion(p[1].cq, 10);
+        assertEquals(-1, p[1].buf.asSlice(4096, 3000).mismatch(p[0].buf.asSlice(4096, 3000)));
+    }
 }

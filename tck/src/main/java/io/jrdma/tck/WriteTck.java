@@ -249,4 +249,41 @@ public abstract class WriteTck extends Tck {
         assertNoCompletion(p[0].cq, 20);
         assertEquals(0, p[1].buf.get(ValueLayout.JAVA_LONG, 1024), "the flushed write never executed");
     }
+
+    @Test
+    public void anUnsignaledWriteThatFailsStillCompletesBadFlow() {
+        Side[] p = rcPair(4096);
+        p[0].qp.postSend(writeWr(p[0], 1, 0, 8, p[1], 0).rkey(p[1].mr.rkey() ^ 0x5500).signaled(false)
+                .next(writeWr(p[0], 2, 0, 8, p[1], 0).signaled(false)));
+        WorkCompletion wc = await(p[0].cq);
+        assertEquals(1, wc.wrId(), "errors complete even when unsignaled");
+        assertEquals(WcStatus.REM_ACCESS_ERR, wc.status());
+        assertEquals(2, await(p[0].cq, WcStatus.WR_FLUSH_ERR).wrId(), "and so do flushes");
+        assertNoCompletion(p[0].cq, 10);
+    }
+
+    @Test
+    public void solicitedWriteWithImmediateWakesTheReceiver() {
+        Side x = sideA(4096, ALL_ACCESS);
+        Side y = sideB(4096, ALL_ACCESS);
+        io.jrdma.verbs.CompletionChannel ch = closeLater(b.createCompletionChannel());
+        io.jrdma.verbs.CompletionQueue recvCq = closeLater(b.createCq(8, ch));
+        x.createQp(QpType.RC);
+        y.createQp(new io.jrdma.verbs.QpInitAttr().qpType(QpType.RC).sendCq(y.cq).recvCq(recvCq)
+                .cap(defaultCap()));
+        Link link = new Link();
+        connect(x, y, link);
+        connect(y, x, link);
+        y.postRecv(1, 0, 8);
+        y.postRecv(2, 0, 8);
+        recvCq.requestNotify(true);
+        x.qp.postSend(writeWr(x, 3, 0, 8, y, 64).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(1));
+        await(x.cq, WcStatus.SUCCESS);
+        assertEquals(null, ch.awaitEvent(java.time.Duration.ofMillis(30)));
+        x.qp.postSend(writeWr(x, 4, 0, 8, y, 64).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(2)
+                .sendFlags(io.jrdma.verbs.SendFlags.SIGNALED | io.jrdma.verbs.SendFlags.SOLICITED));
+        assertEquals(recvCq, ch.awaitEvent(java.time.Duration.ofSeconds(5)));
+        recvCq.ackEvents(1);
+        assertEquals(2, awaitN(recvCq, 2).get(1).immData());
+    }
 }
