@@ -289,4 +289,36 @@ public abstract class MrTck extends Tck {
         await(p[0].cq, WcStatus.SUCCESS);
         assertEquals(-1, p[0].buf.asSlice(0, 128).mismatch(p[1].buf.asSlice(0, 128)));
     }
+
+    @Test
+    public void receiveBufferDeregisteredAfterPostingBadFlow() {
+        Side[] p = rcPair(8192);
+        MemoryRegion mr = p[1].pd.registerMemory(buffer(4096), Access.LOCAL_WRITE);
+        p[1].qp.postRecv(new RecvWr().wrId(5).sg(sge(mr, 0, 256)));
+        p[1].postRecv(6, 0, 256);
+        mr.close(); // the receive is queued, its memory is gone
+        p[0].qp.postSend(sendWr(p[0], 7, 0, 64));
+        WorkCompletion recv = await(p[1].cq);
+        assertEquals(5, recv.wrId());
+        assertEquals(WcStatus.LOC_PROT_ERR, recv.status(), recv::toString);
+        assertEquals(6, await(p[1].cq, WcStatus.WR_FLUSH_ERR).wrId());
+        assertEquals(WcStatus.REM_OP_ERR, await(p[0].cq).status());
+        assertEquals(QpState.ERR, p[0].qp.state());
+        assertEquals(QpState.ERR, p[1].qp.state());
+    }
+
+    @Test
+    public void readTargetDeregisteredAfterPostingBadFlow() {
+        Side[] p = rcPair(8192);
+        MemoryRegion mr = p[0].pd.registerMemory(buffer(4096), Access.LOCAL_WRITE);
+        moveTo(p[0].qp, QpState.SQD);
+        p[0].qp.postSend(readWr(p[0], 1, 0, 0, p[1], 0).sg(sge(mr, 0, 100)));
+        mr.close();
+        moveTo(p[0].qp, QpState.RTS);
+        WorkCompletion wc = await(p[0].cq);
+        assertEquals(1, wc.wrId());
+        assertEquals(WcStatus.LOC_PROT_ERR, wc.status(), wc::toString);
+        assertEquals(QpState.ERR, p[0].qp.state());
+        assertEquals(QpState.RTS, p[1].qp.state(), "the responder served the read; the fault was local");
+    }
 }

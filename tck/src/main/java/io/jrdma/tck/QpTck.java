@@ -495,9 +495,11 @@ public abstract class QpTck extends Tck {
 
     @Test
     public void sendQueueFullIsEnomemWithTheBadWrIndexBadFlow() {
-        Side[] p = rcPair(4096);
+        Link link = new Link();
+        link.timeout = 12; // about 17 ms until the requester tries again
+        Side[] p = connectedPair(QpType.RC, 4096, ALL_ACCESS, link);
+        moveTo(p[1].qp, QpState.RESET); // the peer drops everything: nothing is acknowledged, no slot frees up
         int depth = p[0].qp.cap().maxSendWr();
-        // the peer is never driven while posting, so nothing is acknowledged and no slot frees up
         SendWr chain = null;
         for (int i = depth + 1; i >= 0; i--) {
             chain = writeWr(p[0], i, 0, 8, p[1], 0).signaled(false).next(chain);
@@ -507,16 +509,19 @@ public abstract class QpTck extends Tck {
         assertEquals(depth, e.badWrIndex(), "the first request that did not fit");
         VerbsException again = assertVerbsError(Errno.ENOMEM, () -> p[0].qp.postSend(sendWr(p[0], 99, 0, 8)));
         assertEquals(0, again.badWrIndex());
-        // the requests before the bad one were posted: a signaled one behind them completes after they drain
+        assertEquals(QpState.RTS, p[0].qp.state(), "a full queue is no error of the QP");
+        // the peer comes back with the same PSNs: the posted requests are retransmitted and drain the queue
+        connect(p[1], p[0], link);
         awaitCondition("the send queue drains", () -> {
             try {
                 p[0].qp.postSend(writeWr(p[0], 500, 0, 8, p[1], 0));
                 return true;
             } catch (VerbsException full) {
+                assertEquals(Errno.ENOMEM, full.errno());
                 return false;
             }
         });
-        assertEquals(500, await(p[0].cq, WcStatus.SUCCESS).wrId());
+        assertEquals(500, await(p[0].cq, WcStatus.SUCCESS).wrId(), "only the signaled request completes");
         assertNoCompletion(p[0].cq, 10);
     }
 
