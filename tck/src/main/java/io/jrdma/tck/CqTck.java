@@ -8,18 +8,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.VerbsException;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
-import io.jrdma.verbs.WrOpcode;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,11 +58,6 @@ public abstract class CqTck extends Tck {
 
     private static SendWr send(Side x, long id, boolean solicited) {
         return sendWr(x, id, 0, 32).sendFlags(SendFlags.SIGNALED | (solicited ? SendFlags.SOLICITED : 0));
-    }
-
-    /** Polls {@code cq} (driving both devices) until it yields {@code n} completions; fails after the wait. */
-    private List<WorkCompletion> pollN(CompletionQueue cq, int n) {
-        return awaitN(cq, n);
     }
 
     // --------------------------------------------------------------------------------------------- sizes
@@ -214,8 +214,8 @@ public abstract class CqTck extends Tck {
         x.qp.postSend(sendWr(x, 11, 0, 64));
         x2.qp.postSend(sendWr(x2, 12, 0, 64));
         List<WorkCompletion> got = awaitN(x.cq, 2);
-        assertEquals(java.util.Set.of(x.qp.qpNum(), x2.qp.qpNum()),
-                java.util.Set.of(got.get(0).qpNum(), got.get(1).qpNum()), "qp_num tells the QPs apart");
+        assertEquals(Set.of(x.qp.qpNum(), x2.qp.qpNum()),
+                Set.of(got.get(0).qpNum(), got.get(1).qpNum()), "qp_num tells the QPs apart");
         for (WorkCompletion wc : got) {
             assertEquals(wc.qpNum() == x.qp.qpNum() ? 11 : 12, wc.wrId());
         }
@@ -235,11 +235,11 @@ public abstract class CqTck extends Tck {
         WorkCompletion[] w = wcs(over);
         int got = 0;
         long deadline = System.nanoTime() + WAIT.toNanos();
-        io.jrdma.verbs.VerbsException error = null;
+        VerbsException error = null;
         while (error == null && System.nanoTime() - deadline < 0) {
             try {
                 got += small.poll(w, over);
-            } catch (io.jrdma.verbs.VerbsException e) {
+            } catch (VerbsException e) {
                 error = e;
             }
         }
@@ -249,10 +249,10 @@ public abstract class CqTck extends Tck {
         assertVerbsError(Errno.EIO, () -> small.poll(w)); // the CQ stays in error
     }
 
-    private static void toInit(io.jrdma.verbs.QueuePair qp) {
-        qp.modify(new io.jrdma.verbs.QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(0),
-                java.util.EnumSet.of(io.jrdma.verbs.QpAttrMask.STATE, io.jrdma.verbs.QpAttrMask.PKEY_INDEX,
-                        io.jrdma.verbs.QpAttrMask.PORT, io.jrdma.verbs.QpAttrMask.ACCESS_FLAGS));
+    private static void toInit(QueuePair qp) {
+        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(0),
+                EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX,
+                        QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
     }
 
     // --------------------------------------------------------------------------------------------- channels
@@ -270,10 +270,10 @@ public abstract class CqTck extends Tck {
         p[0].qp.postSend(send(p[0], 1, false));
         assertSame(cq, ch.awaitEvent(EVENT_WAIT));
         cq.ackEvents(1);
-        assertEquals(0, pollN(cq, 1).getFirst().wrId());
+        assertEquals(0, awaitN(cq, 1).getFirst().wrId());
         // not re-armed: the next completion raises nothing
         p[0].qp.postSend(send(p[0], 2, false));
-        assertEquals(1, pollN(cq, 1).getFirst().wrId());
+        assertEquals(1, awaitN(cq, 1).getFirst().wrId());
         assertNull(ch.awaitEvent(Duration.ofMillis(50)));
     }
 
@@ -305,11 +305,11 @@ public abstract class CqTck extends Tck {
         p[0].qp.postSend(send(p[0], 1, false));
         await(p[0].cq, WcStatus.SUCCESS);
         assertNull(ch.awaitEvent(Duration.ofMillis(50)), "an unsolicited SEND wakes nobody armed for solicited");
-        assertEquals(0, pollN(cq, 1).getFirst().wrId(), "the completion itself is there");
+        assertEquals(0, awaitN(cq, 1).getFirst().wrId(), "the completion itself is there");
         p[0].qp.postSend(send(p[0], 2, true));
         assertSame(cq, ch.awaitEvent(EVENT_WAIT), "a SOLICITED send does");
         cq.ackEvents(1);
-        assertEquals(1, pollN(cq, 1).getFirst().wrId());
+        assertEquals(1, awaitN(cq, 1).getFirst().wrId());
     }
 
     @Test
@@ -322,7 +322,7 @@ public abstract class CqTck extends Tck {
         moveTo(p[1].qp, QpState.ERR); // the receive is flushed: an unsuccessful completion
         assertSame(cq, ch.awaitEvent(EVENT_WAIT));
         cq.ackEvents(1);
-        WorkCompletion wc = pollN(cq, 1).getFirst();
+        WorkCompletion wc = awaitN(cq, 1).getFirst();
         assertEquals(9, wc.wrId());
         assertEquals(WcStatus.WR_FLUSH_ERR, wc.status());
     }

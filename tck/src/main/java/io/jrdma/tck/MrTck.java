@@ -10,6 +10,7 @@ import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.RecvWr;
+import io.jrdma.verbs.Sge;
 import io.jrdma.verbs.VerbsException;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
@@ -173,7 +174,7 @@ public abstract class MrTck extends Tck {
                 .sg(sge(mr, 992, 8))));
         assertEquals(0, e.badWrIndex());
         assertVerbsError(Errno.EINVAL, () -> p[0].qp.postSend(sendWr(p[0], 1, 0, 8)
-                .sg(new io.jrdma.verbs.Sge(mr.address() - 1, 8, mr.lkey()))));
+                .sg(new Sge(mr.address() - 1, 8, mr.lkey()))));
         p[1].postRecv(5, 0, 999);
         fill(slice, 9);
         p[0].qp.postSend(sendWr(p[0], 2, 0, 0).sg(sge(mr, 0, 999)));

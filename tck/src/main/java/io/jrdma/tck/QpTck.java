@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.DeviceAttr;
@@ -24,6 +25,7 @@ import io.jrdma.verbs.VerbsException;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -56,7 +58,7 @@ public abstract class QpTck extends Tck {
 
     private static QpAttr initAttr() {
         return new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
-                .qpAccessFlags(io.jrdma.verbs.Access.REMOTE_WRITE);
+                .qpAccessFlags(Access.REMOTE_WRITE);
     }
 
     private QpAttr rtrAttr(int destQpn) {
@@ -377,12 +379,12 @@ public abstract class QpTck extends Tck {
         QueuePair qp = qpIn(QpState.INIT);
         EnumSet<QpAttrMask> rtr = EnumSet.copyOf(RTR_MASK);
         rtr.add(QpAttrMask.ACCESS_FLAGS);
-        qp.modify(rtrAttr(0x77).qpAccessFlags(io.jrdma.verbs.Access.REMOTE_READ), rtr);
+        qp.modify(rtrAttr(0x77).qpAccessFlags(Access.REMOTE_READ), rtr);
         EnumSet<QpAttrMask> rts = EnumSet.copyOf(RTS_MASK);
         rts.add(QpAttrMask.MIN_RNR_TIMER);
         qp.modify(rtsAttr().minRnrTimer(12), rts);
         QpAttr q = qp.query(new QpAttr());
-        assertEquals(io.jrdma.verbs.Access.REMOTE_READ, q.qpAccessFlags());
+        assertEquals(Access.REMOTE_READ, q.qpAccessFlags());
         assertEquals(12, q.minRnrTimer());
     }
 
@@ -852,9 +854,9 @@ public abstract class QpTck extends Tck {
         Side[] p = rcPair(4096);
         p[0].qp.postSend(writeWr(p[0], 1, 0, 8, p[1], 0));
         await(p[0].cq, WcStatus.SUCCESS);
-        p[1].qp.modify(new QpAttr().qpState(QpState.RTS).qpAccessFlags(io.jrdma.verbs.Access.REMOTE_READ),
+        p[1].qp.modify(new QpAttr().qpState(QpState.RTS).qpAccessFlags(Access.REMOTE_READ),
                 EnumSet.of(QpAttrMask.STATE, QpAttrMask.ACCESS_FLAGS));
-        assertEquals(io.jrdma.verbs.Access.REMOTE_READ, p[1].qp.query(new QpAttr()).qpAccessFlags());
+        assertEquals(Access.REMOTE_READ, p[1].qp.query(new QpAttr()).qpAccessFlags());
         p[0].qp.postSend(readWr(p[0], 2, 0, 8, p[1], 0));
         await(p[0].cq, WcStatus.SUCCESS);
         assertFatalRemoteError(p[0], p[1], writeWr(p[0], 0, 0, 8, p[1], 0), WcStatus.REM_INV_REQ_ERR);
@@ -886,7 +888,7 @@ public abstract class QpTck extends Tck {
         moveTo(p[1].qp, QpState.ERR);
         p[0].qp.postSend(writeWr(p[0], 1, 0, 8, p[1], 0));
         assertEquals(WcStatus.RETRY_EXC_ERR, await(p[0].cq).status());
-        assertEquals(0, p[1].buf.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0), "a QP in ERR executes nothing");
+        assertEquals(0, p[1].buf.get(ValueLayout.JAVA_LONG, 0), "a QP in ERR executes nothing");
     }
 
     @Test

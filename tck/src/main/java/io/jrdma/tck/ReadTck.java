@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.SendFlags;
@@ -18,6 +19,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -243,8 +245,8 @@ public abstract class ReadTck extends Tck {
     }
 
     @ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.EnumSource(io.jrdma.verbs.Mtu.class)
-    public void readAtEveryPathMtu(io.jrdma.verbs.Mtu mtu) {
+    @EnumSource(Mtu.class)
+    public void readAtEveryPathMtu(Mtu mtu) {
         Link link = new Link();
         link.mtu = mtu;
         Side[] p = connectedPair(QpType.RC, 1 << 16, ALL_ACCESS, link);

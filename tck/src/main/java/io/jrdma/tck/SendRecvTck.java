@@ -8,6 +8,7 @@ import io.jrdma.verbs.Access;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -21,10 +22,14 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -98,8 +103,8 @@ public abstract class SendRecvTck extends Tck {
         assertEquals(2201, await(p[1].cq, WcStatus.SUCCESS).byteLen());
         MemorySegment got = p[1].buf;
         assertEquals(-1, x.buf.asSlice(100, 700).mismatch(got.asSlice(0, 700)));
-        assertEquals(x.buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 5000),
-                got.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 700));
+        assertEquals(x.buf.get(ValueLayout.JAVA_BYTE, 5000),
+                got.get(ValueLayout.JAVA_BYTE, 700));
         assertEquals(-1, x.buf.asSlice(9000, 1500).mismatch(got.asSlice(701, 1500)));
     }
 
@@ -113,8 +118,8 @@ public abstract class SendRecvTck extends Tck {
         p[0].qp.postSend(sendWr(p[0], 2, 0, 3000));
         assertEquals(3000, await(y.cq, WcStatus.SUCCESS).byteLen());
         MemorySegment src = p[0].buf;
-        assertEquals(src.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0),
-                y.buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 1000));
+        assertEquals(src.get(ValueLayout.JAVA_BYTE, 0),
+                y.buf.get(ValueLayout.JAVA_BYTE, 1000));
         assertEquals(-1, src.asSlice(1, 999).mismatch(y.buf.asSlice(4000, 999)));
         assertEquals(-1, src.asSlice(1000, 2000).mismatch(y.buf.asSlice(12000, 2000)));
     }
@@ -134,7 +139,7 @@ public abstract class SendRecvTck extends Tck {
         byte[] sent = new byte[len];
         int o = 0;
         for (Sge s : gather) {
-            MemorySegment.copy(x.buf, java.lang.foreign.ValueLayout.JAVA_BYTE, s.addr() - x.mr.address(), sent, o,
+            MemorySegment.copy(x.buf, ValueLayout.JAVA_BYTE, s.addr() - x.mr.address(), sent, o,
                     s.length());
             o += s.length();
         }
@@ -142,10 +147,10 @@ public abstract class SendRecvTck extends Tck {
         o = 0;
         for (Sge s : scatter) {
             int n = Math.min(s.length(), len - o);
-            MemorySegment.copy(y.buf, java.lang.foreign.ValueLayout.JAVA_BYTE, s.addr() - y.mr.address(), got, o, n);
+            MemorySegment.copy(y.buf, ValueLayout.JAVA_BYTE, s.addr() - y.mr.address(), got, o, n);
             o += n;
         }
-        assertEquals(-1, java.util.Arrays.mismatch(sent, got));
+        assertEquals(-1, Arrays.mismatch(sent, got));
     }
 
     @Test
@@ -190,7 +195,7 @@ public abstract class SendRecvTck extends Tck {
         Side[] p = rcPair(4096);
         Side x = p[0];
         fill(x.buf.asSlice(0, 60), 8);
-        byte[] original = x.buf.asSlice(0, 60).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        byte[] original = x.buf.asSlice(0, 60).toArray(ValueLayout.JAVA_BYTE);
         p[1].postRecv(1, 0, 64);
         moveTo(x.qp, QpState.SQD); // the request cannot start before the buffer is overwritten
         x.qp.postSend(sendWr(x, 2, 0, 60).sendFlags(SendFlags.SIGNALED | SendFlags.INLINE));
@@ -310,8 +315,8 @@ public abstract class SendRecvTck extends Tck {
         p[1].qp.postSend(sendWr(p[1], 4, 0, 2500));
         List<WorkCompletion> atX = awaitN(p[0].cq, 2);
         List<WorkCompletion> atY = awaitN(p[1].cq, 2);
-        assertEquals(java.util.Set.of(1L, 3L), java.util.Set.of(atX.get(0).wrId(), atX.get(1).wrId()));
-        assertEquals(java.util.Set.of(2L, 4L), java.util.Set.of(atY.get(0).wrId(), atY.get(1).wrId()));
+        assertEquals(Set.of(1L, 3L), Set.of(atX.get(0).wrId(), atX.get(1).wrId()));
+        assertEquals(Set.of(2L, 4L), Set.of(atY.get(0).wrId(), atY.get(1).wrId()));
         assertEquals(-1, p[0].buf.asSlice(0, 2500).mismatch(p[1].buf.asSlice(4096, 2500)));
         assertEquals(-1, p[1].buf.asSlice(0, 2500).mismatch(p[0].buf.asSlice(4096, 2500)));
     }
@@ -356,7 +361,7 @@ public abstract class SendRecvTck extends Tck {
         assertEquals(8, await(p[0].cq, WcStatus.WR_FLUSH_ERR).wrId());
         assertEquals(QpState.ERR, p[0].qp.state());
         assertEquals(QpState.ERR, p[1].qp.state());
-        assertEquals(0, readOnly.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 0), "nothing was written");
+        assertEquals(0, readOnly.segment().get(ValueLayout.JAVA_LONG, 0), "nothing was written");
     }
 
     @Test
@@ -426,8 +431,8 @@ public abstract class SendRecvTck extends Tck {
     }
 
     @ParameterizedTest(name = "{0}")
-    @org.junit.jupiter.params.provider.EnumSource(io.jrdma.verbs.Mtu.class)
-    public void sendAtEveryPathMtu(io.jrdma.verbs.Mtu mtu) {
+    @EnumSource(Mtu.class)
+    public void sendAtEveryPathMtu(Mtu mtu) {
         Link link = new Link();
         link.mtu = mtu;
         Side[] p = connectedPair(QpType.RC, 1 << 15, ALL_ACCESS, link);
@@ -512,7 +517,7 @@ public abstract class SendRecvTck extends Tck {
                 .next(new SendWr().wrId(3).opcode(WrOpcode.RDMA_WRITE).sg(p[0].sge(0, 100))
                         .remote(p[1].addr(2048), p[1].mr.rkey()).signaled(true))));
         assertNoCompletion(p[0].cq, 20);
-        assertEquals(0, p[1].buf.get(java.lang.foreign.ValueLayout.JAVA_LONG, 2048), "the WRITE waits its turn");
+        assertEquals(0, p[1].buf.get(ValueLayout.JAVA_LONG, 2048), "the WRITE waits its turn");
         p[1].postRecv(9, 0, 100);
         assertEquals(List.of(1L, 2L, 3L), awaitN(p[0].cq, 3).stream().filter(WorkCompletion::isSuccess)
                 .map(WorkCompletion::wrId).toList());

@@ -4,9 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.CompletionChannel;
+import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.Sge;
 import io.jrdma.verbs.WcFlags;
@@ -16,6 +20,7 @@ import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -266,10 +271,10 @@ public abstract class WriteTck extends Tck {
     public void solicitedWriteWithImmediateWakesTheReceiver() {
         Side x = sideA(4096, ALL_ACCESS);
         Side y = sideB(4096, ALL_ACCESS);
-        io.jrdma.verbs.CompletionChannel ch = closeLater(b.createCompletionChannel());
-        io.jrdma.verbs.CompletionQueue recvCq = closeLater(b.createCq(8, ch));
+        CompletionChannel ch = closeLater(b.createCompletionChannel());
+        CompletionQueue recvCq = closeLater(b.createCq(8, ch));
         x.createQp(QpType.RC);
-        y.createQp(new io.jrdma.verbs.QpInitAttr().qpType(QpType.RC).sendCq(y.cq).recvCq(recvCq)
+        y.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(y.cq).recvCq(recvCq)
                 .cap(defaultCap()));
         Link link = new Link();
         connect(x, y, link);
@@ -279,10 +284,10 @@ public abstract class WriteTck extends Tck {
         recvCq.requestNotify(true);
         x.qp.postSend(writeWr(x, 3, 0, 8, y, 64).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(1));
         await(x.cq, WcStatus.SUCCESS);
-        assertEquals(null, ch.awaitEvent(java.time.Duration.ofMillis(30)));
+        assertEquals(null, ch.awaitEvent(Duration.ofMillis(30)));
         x.qp.postSend(writeWr(x, 4, 0, 8, y, 64).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(2)
-                .sendFlags(io.jrdma.verbs.SendFlags.SIGNALED | io.jrdma.verbs.SendFlags.SOLICITED));
-        assertEquals(recvCq, ch.awaitEvent(java.time.Duration.ofSeconds(5)));
+                .sendFlags(SendFlags.SIGNALED | SendFlags.SOLICITED));
+        assertEquals(recvCq, ch.awaitEvent(Duration.ofSeconds(5)));
         recvCq.ackEvents(1);
         assertEquals(2, awaitN(recvCq, 2).get(1).immData());
     }
