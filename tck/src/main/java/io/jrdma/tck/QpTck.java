@@ -603,7 +603,7 @@ public abstract class QpTck extends Tck {
         for (int i = 0; i < 3; i++) {
             x.postRecv(100 + i, i * 64L, 64);
         }
-        // the peer is not driven: these stay outstanding
+        // the peer has no receive: it RNR-NAKs the SEND and drops what follows, so all of these stay outstanding
         x.qp.postSend(sendWr(x, 1, 0, 8));
         x.qp.postSend(writeWr(x, 2, 0, 8, p[1], 0).signaled(false));
         x.qp.postSend(readWr(x, 3, 512, 8, p[1], 0));
