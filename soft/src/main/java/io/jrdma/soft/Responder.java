@@ -117,6 +117,12 @@ final class Responder {
             fatal(NakCode.INVALID_REQUEST, psn, null);
             return;
         }
+        if (!operationEnabled(op)) {
+            // rxe check_op_valid / check_resource: an RDMA operation the QP's access flags do not enable, or a
+            // READ at a QP without responder resources, is an invalid request (class C), not an access error
+            fatal(NakCode.INVALID_REQUEST, psn, null);
+            return;
+        }
         if (op.startsReceiveWqe() && !qp.recv.acquire()) {
             engine.counters.increment(Counter.SEND_RNR_ERR);
             nakSent = true; // later packets of this burst are out of sequence; the RNR NAK speaks for them
@@ -145,6 +151,17 @@ final class Responder {
             return false;
         }
         return inMessage == IN_SEND ? op.isSend() : op.isWrite();
+    }
+
+    /** Whether the QP lets peers run {@code op}: qp_access_flags, and max_dest_rd_atomic for READs. */
+    private boolean operationEnabled(Opcode op) {
+        if (op.isWrite()) {
+            return (qp.accessFlags & Access.REMOTE_WRITE) != 0;
+        }
+        if (op.isReadRequest()) {
+            return (qp.accessFlags & Access.REMOTE_READ) != 0 && qp.maxDestRdAtomic > 0;
+        }
+        return true;
     }
 
     private boolean lengthOk(Opcode op, int payloadLength) {
@@ -194,7 +211,8 @@ final class Responder {
             long len = Reth.dmaLength(pkt, op.rethOffset()) & 0xFFFFFFFFL;
             SoftMr mr = len == 0 ? null : remoteRegion(rkey, va, len, Access.REMOTE_WRITE);
             if (len != 0 && mr == null) {
-                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
+                // a WRITE ONLY with immediate has taken its receive WQE: it completes with a local access error
+                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, op.startsReceiveWqe() ? WcStatus.LOC_ACCESS_ERR : null);
                 return;
             }
             writeMr = mr;

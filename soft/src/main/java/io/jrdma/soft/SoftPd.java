@@ -43,6 +43,10 @@ final class SoftPd implements ProtectionDomain {
             throw new VerbsException(Errno.EINVAL, "only native memory can be registered (got "
                     + (segment == null ? "null" : "a heap segment") + ")");
         }
+        if (segment.byteSize() == 0) {
+            // as ibv_reg_mr: the kernel pins at least one page and refuses an empty range (ib_umem_get)
+            throw new VerbsException(Errno.EINVAL, "cannot register a zero-length region");
+        }
         if (!segment.isAccessibleBy(OTHER_THREAD)) {
             throw new VerbsException(Errno.EINVAL,
                     "the segment belongs to a confined arena; register memory of a shared, global or automatic arena");

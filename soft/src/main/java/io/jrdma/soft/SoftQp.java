@@ -472,14 +472,20 @@ final class SoftQp implements QueuePair {
 
     @Override
     public void postSend(SendWr first) {
-        PostChecks.postSend(this, first);
-        engine.doorbell();
+        try {
+            PostChecks.postSend(this, first);
+        } finally {
+            engine.doorbell(); // as rxe: the requests accepted before a refused one start now
+        }
     }
 
     @Override
     public void postRecv(RecvWr first) {
-        PostChecks.postRecv(this, first);
-        engine.doorbell();
+        try {
+            PostChecks.postRecv(this, first);
+        } finally {
+            engine.doorbell();
+        }
     }
 
     @Override

@@ -131,7 +131,8 @@ class RemoteAccessBadFlowTest {
         link.qpAccess = Access.REMOTE_READ;
         pair = new Pair("127.0.2.1", "127.0.2.2", Threading.INVOKER, NanoClock.SYSTEM, 1 << 20, Peer.ALL_ACCESS,
                 Peer.defaultCap(), link);
-        assertRemoteError(write(pair.b.addr(0), pair.b.mr.rkey(), 100), WcStatus.REM_ACCESS_ERR);
+        // as rxe (check_op_valid): an operation the QP does not enable is an invalid request, not an access error
+        assertRemoteError(write(pair.b.addr(0), pair.b.mr.rkey(), 100), WcStatus.REM_INV_REQ_ERR);
     }
 
     @Test

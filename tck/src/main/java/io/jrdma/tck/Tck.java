@@ -326,4 +326,72 @@ public abstract class Tck {
     protected static SendWr signaled(SendWr wr) {
         return wr.signaled(true);
     }
+
+    // --------------------------------------------------------------------------------------------- RC helpers
+
+    /** Waits (bounded by {@link #WAIT}) for {@code n} completions on {@code cq}; returns copies, oldest first. */
+    protected java.util.List<WorkCompletion> awaitN(CompletionQueue cq, int n) {
+        java.util.List<WorkCompletion> out = new java.util.ArrayList<>(n);
+        while (out.size() < n) {
+            out.add(new WorkCompletion().copyFrom(await(cq)));
+        }
+        return out;
+    }
+
+    /** Drives both devices for {@code ms} milliseconds; returns copies of every completion {@code cq} produced. */
+    protected java.util.List<WorkCompletion> drainFor(CompletionQueue cq, long ms) {
+        java.util.List<WorkCompletion> out = new java.util.ArrayList<>();
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long deadline = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() - deadline < 0) {
+            drive();
+            while (cq.poll(wc, 1) == 1) {
+                out.add(new WorkCompletion().copyFrom(wc[0]));
+            }
+            Thread.onSpinWait();
+        }
+        return out;
+    }
+
+    /** A signaled SEND of {@code [offset, offset + length)} of {@code from}'s buffer. */
+    protected static SendWr sendWr(Side from, long wrId, long offset, int length) {
+        return new SendWr().wrId(wrId).opcode(io.jrdma.verbs.WrOpcode.SEND).sg(from.sge(offset, length)).signaled(true);
+    }
+
+    /** A signaled RDMA WRITE of {@code from}'s {@code [offset, +length)} to {@code to}'s buffer at {@code toOffset}. */
+    protected static SendWr writeWr(Side from, long wrId, long offset, int length, Side to, long toOffset) {
+        return new SendWr().wrId(wrId).opcode(io.jrdma.verbs.WrOpcode.RDMA_WRITE).sg(from.sge(offset, length))
+                .remote(to.addr(toOffset), to.mr.rkey()).signaled(true);
+    }
+
+    /** A signaled RDMA READ of {@code to}'s buffer at {@code toOffset} into {@code from}'s {@code [offset, +length)}. */
+    protected static SendWr readWr(Side from, long wrId, long offset, int length, Side to, long toOffset) {
+        return new SendWr().wrId(wrId).opcode(io.jrdma.verbs.WrOpcode.RDMA_READ).sg(from.sge(offset, length))
+                .remote(to.addr(toOffset), to.mr.rkey()).signaled(true);
+    }
+
+    /**
+     * A class C error at the responder (IBA 9.9.3.1.3): with one receive (wrId 100) posted at {@code y}, posts
+     * {@code bad} (made signaled, wrId 1) followed by a signaled SEND (wrId 2) at {@code x}; asserts that the bad
+     * request completes with {@code status}, the SEND after it is flushed, both QPs end in ERR and {@code y}'s
+     * receive is flushed too. Returns the bad request's completion.
+     */
+    protected WorkCompletion assertFatalRemoteError(Side x, Side y, SendWr bad, WcStatus status) {
+        y.postRecv(100, 0, 64);
+        bad.wrId(1).signaled(true).next(sendWr(x, 2, 0, 8));
+        x.qp.postSend(bad);
+        WorkCompletion first = new WorkCompletion().copyFrom(await(x.cq));
+        assertEquals(1, first.wrId(), () -> "first completion " + first);
+        assertEquals(status, first.status(), () -> "completion " + first);
+        assertEquals(x.qp.qpNum(), first.qpNum());
+        WorkCompletion second = await(x.cq, WcStatus.WR_FLUSH_ERR);
+        assertEquals(2, second.wrId(), "the request after the failed one is flushed");
+        WorkCompletion recv = await(y.cq, WcStatus.WR_FLUSH_ERR);
+        assertEquals(100, recv.wrId(), "the responder's posted receive is flushed");
+        assertEquals(QpState.ERR, x.qp.state(), "the requester's QP is in ERR");
+        assertEquals(QpState.ERR, y.qp.state(), "the responder's QP is in ERR after a class C error");
+        assertNoCompletion(x.cq, 20);
+        assertNoCompletion(y.cq, 20);
+        return first;
+    }
 }

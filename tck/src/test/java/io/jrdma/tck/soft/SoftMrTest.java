@@ -1,0 +1,7 @@
+package io.jrdma.tck.soft;
+
+import io.jrdma.tck.MrTck;
+
+/** {@link MrTck} on the soft device. */
+class SoftMrTest extends MrTck {
+}

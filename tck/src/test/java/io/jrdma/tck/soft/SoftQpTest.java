@@ -1,0 +1,7 @@
+package io.jrdma.tck.soft;
+
+import io.jrdma.tck.QpTck;
+
+/** {@link QpTck} on the soft device. */
+class SoftQpTest extends QpTck {
+}
