@@ -86,7 +86,7 @@ public final class SoftContext implements Context {
     public DeviceAttr queryDevice() {
         return new DeviceAttr("0.1.0", device.guid(), device.guid(), SoftLimits.MAX_MR_SIZE, 0xFFFFF000L,
                 SoftLimits.VENDOR_ID, SoftLimits.VENDOR_PART_ID, 0, SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR,
-                DeviceCapFlags.MEM_WINDOW | DeviceCapFlags.MEM_WINDOW_TYPE_2B | SoftLimits.DEVICE_SRQ_RESIZE,
+                SoftLimits.DEVICE_CAP_FLAGS,
                 SoftLimits.MAX_SGE, SoftLimits.MAX_SGE, SoftLimits.MAX_CQ, SoftLimits.MAX_CQE, SoftLimits.MAX_MR,
                 SoftLimits.MAX_PD, SoftLimits.MAX_RD_ATOMIC, SoftLimits.MAX_RD_ATOMIC,
                 SoftLimits.MAX_RD_ATOMIC * SoftLimits.MAX_QP, AtomicCap.HCA, SoftLimits.MAX_MW, 0, SoftLimits.MAX_SRQ,

@@ -1,5 +1,7 @@
 package io.jrdma.soft;
 
+import io.jrdma.verbs.DeviceCapFlags;
+
 /** The soft device's limits: what {@code queryDevice} reports and what the verbs enforce. */
 final class SoftLimits {
     static final int MAX_QP = 4096;
@@ -23,7 +25,16 @@ final class SoftLimits {
     static final int MAX_SRQ = 960;             // rxe's RXE_MAX_SRQ
     static final int MAX_SRQ_WR = MAX_QP_WR;    // rxe: RXE_MAX_SRQ_WR = RXE_MAX_QP_WR
     static final int MAX_SRQ_SGE = 27;          // rxe's RXE_MAX_SRQ_SGE
-    static final int DEVICE_SRQ_RESIZE = 1 << 13; // IBV_DEVICE_SRQ_RESIZE: ibv_modify_srq can change max_wr
+    /**
+     * The device capability flags: rxe's set, less what this device does not do (path migration, physical port
+     * changes, fast-registration MRs, type 2A windows): bad P_Key/Q_Key counters, UD address vectors checked
+     * against the port, port active events, a system image GUID, RNR NAK generation on RC, SRQ resize, and memory
+     * windows of type 1 and 2B.
+     */
+    static final int DEVICE_CAP_FLAGS = DeviceCapFlags.BAD_PKEY_CNTR | DeviceCapFlags.BAD_QKEY_CNTR
+            | DeviceCapFlags.UD_AV_PORT_ENFORCE | DeviceCapFlags.PORT_ACTIVE_EVENT | DeviceCapFlags.SYS_IMAGE_GUID
+            | DeviceCapFlags.RC_RNR_NAK_GEN | DeviceCapFlags.SRQ_RESIZE | DeviceCapFlags.MEM_WINDOW
+            | DeviceCapFlags.MEM_WINDOW_TYPE_2B;
 
     private SoftLimits() {
     }

@@ -547,7 +547,7 @@ class SrqTest {
         assertEquals(SoftLimits.MAX_SRQ, d.maxSrq());
         assertEquals(SoftLimits.MAX_SRQ_WR, d.maxSrqWr());
         assertEquals(27, d.maxSrqSge());
-        assertNotEquals(0, d.deviceCapFlags() & SoftLimits.DEVICE_SRQ_RESIZE, "rxe resizes SRQs");
+        assertNotEquals(0, d.deviceCapFlags() & io.jrdma.verbs.DeviceCapFlags.SRQ_RESIZE, "rxe resizes SRQs");
         ProtectionDomain pd = r.pd;
         assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
                 () -> pd.createSrq(new SrqAttr().maxWr(0).maxSge(1))).errno());

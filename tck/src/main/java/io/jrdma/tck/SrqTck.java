@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.DeviceAttr;
+import io.jrdma.verbs.DeviceCapFlags;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpInitAttr;
@@ -37,9 +38,6 @@ import org.junit.jupiter.api.Test;
  * Endpoint 1 ({@code b}) receives through the SRQ; endpoint 0 ({@code a}) sends.
  */
 public abstract class SrqTck extends Tck {
-
-    /** IBV_DEVICE_SRQ_RESIZE in ibv_device_attr.device_cap_flags. */
-    private static final int DEVICE_SRQ_RESIZE = 1 << 13;
 
     private Side rx;
     private Side tx;
@@ -366,7 +364,7 @@ public abstract class SrqTck extends Tck {
 
     @Test
     public void resizingKeepsPostedWqesInOrder() {
-        assumeTrue((b.queryDevice().deviceCapFlags() & DEVICE_SRQ_RESIZE) != 0, "the device cannot resize SRQs");
+        assumeTrue((b.queryDevice().deviceCapFlags() & DeviceCapFlags.SRQ_RESIZE) != 0, "the device cannot resize SRQs");
         SharedReceiveQueue s = srq(4, 1);
         int before = s.query(new SrqAttr()).maxWr();
         for (int i = 0; i < before; i++) {
@@ -390,12 +388,55 @@ public abstract class SrqTck extends Tck {
 
     @Test
     public void resizingBelowWhatIsPostedFailsBadFlow() {
-        assumeTrue((b.queryDevice().deviceCapFlags() & DEVICE_SRQ_RESIZE) != 0, "the device cannot resize SRQs");
+        assumeTrue((b.queryDevice().deviceCapFlags() & DeviceCapFlags.SRQ_RESIZE) != 0, "the device cannot resize SRQs");
         SharedReceiveQueue s = srq(8, 1);
         for (int i = 0; i < 6; i++) {
             postSrq(s, i, 0, 8);
         }
         assertVerbsError(Errno.EINVAL, () -> s.modify(new SrqAttr().maxWr(3), EnumSet.of(SrqAttrMask.MAX_WR)));
         assertVerbsError(Errno.EINVAL, () -> s.modify(new SrqAttr().maxWr(0), EnumSet.of(SrqAttrMask.MAX_WR)));
+    }
+    // ------------------------------------------------------------------------------------------------- other QP types
+
+    /** A QP of {@code type} on each side, the receiving one on {@code srq}, brought to RTS (UC: connected). */
+    private void linkOfType(QpType type, SharedReceiveQueue srq) {
+        rx.qp = closeLater(rx.pd.createQp(new QpInitAttr().qpType(type).sendCq(rx.cq).recvCq(rx.cq)
+                .cap(defaultCap()).srq(srq)));
+        tx.qp = closeLater(tx.pd.createQp(new QpInitAttr().qpType(type).sendCq(tx.cq).recvCq(tx.cq)
+                .cap(defaultCap())));
+        Link l = new Link();
+        connect(rx, tx, l);
+        connect(tx, rx, l);
+    }
+
+    @Test
+    public void udQpOnAnSrqReceivesWithTheGrhFirst() {
+        SharedReceiveQueue srq = srq(8, 1);
+        linkOfType(QpType.UD, srq);
+        postSrq(srq, 31, 0, 40 + 100);
+        fill(tx.buf.asSlice(0, 100), 7);
+        io.jrdma.verbs.AddressHandle ah = closeLater(tx.pd.createAh(route(b)));
+        tx.qp.postSend(send(32, 0, 100).ud(ah, rx.qp.qpNum(), new Link().qkey));
+        assertEquals(32, await(tx.cq, WcStatus.SUCCESS).wrId());
+        WorkCompletion wc = await(rx.cq, WcStatus.SUCCESS);
+        assertEquals(31, wc.wrId());
+        assertEquals(40 + 100, wc.byteLen());
+        assertEquals(tx.qp.qpNum(), wc.srcQp());
+        assertTrue((wc.wcFlags() & io.jrdma.verbs.WcFlags.GRH) != 0, "GRH flag");
+        assertEquals(-1, tx.buf.asSlice(0, 100).mismatch(rx.buf.asSlice(40, 100)));
+    }
+
+    @Test
+    public void ucQpOnAnSrqReceivesMultiPacketSends() {
+        SharedReceiveQueue srq = srq(8, 1);
+        linkOfType(QpType.UC, srq);
+        postSrq(srq, 41, 0, 8192);
+        fill(tx.buf.asSlice(0, 5000), 9);
+        tx.qp.postSend(send(42, 0, 5000));
+        assertEquals(42, await(tx.cq, WcStatus.SUCCESS).wrId());
+        WorkCompletion wc = await(rx.cq, WcStatus.SUCCESS);
+        assertEquals(41, wc.wrId());
+        assertEquals(5000, wc.byteLen());
+        assertEquals(-1, tx.buf.asSlice(0, 5000).mismatch(rx.buf.asSlice(0, 5000)));
     }
 }
