@@ -53,6 +53,13 @@ final class Peer implements AutoCloseable {
         int minRnrTimer = 1;
         int maxRd = 4;
         int qpAccess = Access.REMOTE_WRITE | Access.REMOTE_READ;
+
+        /** A link with a 1 s ACK timeout, for long transfers on a possibly loaded machine (retries not tested). */
+        static Link tolerant() {
+            Link l = new Link();
+            l.timeout = 18;
+            return l;
+        }
     }
 
     void connect(Peer remote, Link l) {

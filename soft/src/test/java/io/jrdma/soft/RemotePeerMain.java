@@ -34,7 +34,7 @@ public final class RemotePeerMain {
             RcDataPathTest.fill(p.buf, 0, size, new java.util.Random(7));
             out.println(p.qp.qpNum() + " " + p.mr.rkey() + " " + p.mr.address() + " " + p.ctx.queryGid(1, 1));
             String[] peer = in.readLine().trim().split(" ");
-            p.connect(Integer.parseInt(peer[0]), Gid.parse(peer[3]), new Peer.Link());
+            p.connect(Integer.parseInt(peer[0]), Gid.parse(peer[3]), Peer.Link.tolerant());
             out.println("ready");
             WorkCompletion[] wcs = {new WorkCompletion()};
             for (String line = in.readLine(); line != null; line = in.readLine()) {
