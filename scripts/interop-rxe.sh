@@ -61,9 +61,14 @@ trap cleanup EXIT
 
 echo "interop: rxe-lab build (cached) ..." >&2
 timeout 900 "$lab" build >"$logs/build.log" 2>&1 || { echo "interop: rxe-lab build failed, see $logs/build.log" >&2; exit 1; }
-"$lab" down >/dev/null 2>&1
-echo "interop: rxe-lab up --vms 1 ..." >&2
-timeout 400 "$lab" up --vms 1 >"$logs/up.log" 2>&1 || { echo "interop: rxe-lab up failed, see $logs/up.log" >&2; exit 1; }
+
+# boot NETDEV_MTU: (re)starts the lab with one VM whose netdev (and the namespace's bridge) has that MTU.
+boot() {
+    "$lab" down >/dev/null 2>&1
+    echo "interop: rxe-lab up --vms 1 --mtu $1 ..." >&2
+    timeout 400 "$lab" up --vms 1 --mtu "$1" >"$logs/up-$1.log" 2>&1 \
+        || { echo "interop: rxe-lab up failed, see $logs/up-$1.log" >&2; exit 1; }
+}
 
 passed=0
 failed=0
@@ -133,15 +138,22 @@ pingpong() {
 }
 
 start=$SECONDS
+boot 1500 # rxe active_mtu 1024
 # rc_pingpong: -c makes the client zero the first byte of every page and the server check it (real and jrdma).
-pingpong rc_pingpong 20 60 -s 1 -c
-pingpong rc_pingpong 20 60 -s 4095 -c
-pingpong rc_pingpong 20 60 -s 4097 -c
+pingpong rc_pingpong 50 60 -s 1 -c
+pingpong rc_pingpong 50 60 -s 4095 -c
+pingpong rc_pingpong 50 60 -s 4097 -c
 pingpong rc_pingpong 4 120 -s 1048576 -c
 pingpong rc_pingpong 10 60 -s 8192 -e -c
 # ud_pingpong: the message must fit the port's active MTU (1024 with the lab's netdev MTU 1500).
 pingpong ud_pingpong 20 60 -s 1
 pingpong ud_pingpong 20 60 -s 1024
+
+boot 9000 # rxe active_mtu 4096
+pingpong rc_pingpong 20 60 -m 4096 -s 4095 -c
+pingpong rc_pingpong 20 60 -m 4096 -s 4097 -c
+pingpong rc_pingpong 4 120 -m 4096 -s 1048576 -c
+pingpong ud_pingpong 20 60 -s 4096
 
 echo "interop: cases took $((SECONDS - start)) s; logs in $logs" >&2
 echo "$passed passed, $failed failed"
