@@ -9,7 +9,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code jrdma} command: {@code demo}, {@code hello-verbs}, {@code throughput}, {@code devices},
- * {@code devinfo}, {@code link}, {@code stat}, {@code monitor}, {@code capture} and {@code trace}. Each subcommand
+ * {@code devinfo}, {@code link}, {@code stat}, {@code monitor}, {@code capture}, {@code trace}, {@code rc_pingpong} and {@code ud_pingpong}. Each subcommand
  * is a thin class over shared option ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit
  * status: 0 success, 1 failure, 2 bad usage.
  */
@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
         description = "RDMA verbs for Java with a software RoCEv2 device.",
         subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class,
             ThroughputCommand.class, LinkCommand.class, StatCommand.class, MonitorCommand.class,
-            CaptureCommand.class, TraceCommand.class})
+            CaptureCommand.class, TraceCommand.class, RcPingpongCommand.class, UdPingpongCommand.class})
 public final class Jrdma implements Callable<Integer> {
 
     /** Exit status of a failed command. */
@@ -41,6 +41,11 @@ public final class Jrdma implements Callable<Integer> {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Jrdma());
         cl.getSubcommands().get(HelloVerbsCommand.NAME).setUnmatchedOptionsArePositionalParams(true);
+        for (String tool : new String[] {RcPingpongCommand.NAME, UdPingpongCommand.NAME}) {
+            // the real tools' getopt command line: every argument goes to the tool's own parser
+            cl.getSubcommands().get(tool).setUnmatchedOptionsArePositionalParams(true);
+            cl.getSubcommands().get(tool).setStopAtPositional(true);
+        }
         for (String wrapper : new String[] {"capture", "trace"}) {
             // everything from the wrapped command's name on belongs to it, options included
             cl.getSubcommands().get(wrapper).setStopAtPositional(true);

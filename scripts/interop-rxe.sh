@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Interop with the Linux kernel's Soft-RoCE (rdma_rxe): runs the real rdma-core tools in an rxe-lab VM against
+# jrdma's tools on the lab's host side (10.77.0.1, device rxe0), each case in both directions:
+#   real server (vm1) + jrdma client (namespace)   and   jrdma server (namespace) + real client (vm1).
+# Prints one PASS/FAIL line per case and direction, then "N passed, M failed"; exits 1 on any failure.
+# Skips (exit 0, "SKIPPED: reason") where rxe-lab cannot run at all: not root, no rxe-lab, no qemu (and no apt-get
+# to install it).
+#
+#   scripts/interop-rxe.sh            # boots 1 VM (builds the image once, cached), runs every case, tears down
+# Environment: RXE_LAB (the rxe-lab script), INTEROP_KEEP_LOGS=DIR (where the per-case logs go; default a temp dir).
+set -uo pipefail
+
+root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+
+skip() {
+    echo "SKIPPED: $*"
+    exit 0
+}
+
+lab=${RXE_LAB:-}
+if [[ -z "$lab" ]]; then
+    for c in "$root/../shared/rxe-lab/rxe-lab" "$root/../../shared/rxe-lab/rxe-lab" /work/shared/rxe-lab/rxe-lab; do
+        [[ -x "$c" ]] && { lab=$c; break; }
+    done
+fi
+[[ $(id -u) -eq 0 ]] || skip "rxe-lab needs root (running as $(id -un))"
+[[ -n "$lab" && -x "$lab" ]] || skip "rxe-lab not found (set RXE_LAB)"
+if ! command -v qemu-system-x86_64 >/dev/null && ! command -v apt-get >/dev/null; then
+    skip "no qemu-system-x86_64 and no apt-get to install it"
+fi
+
+# shellcheck source=scripts/java-home.sh
+source "$root/scripts/java-home.sh"
+JAVA_HOME=$(jrdma_java_home) || exit 1
+java="$JAVA_HOME/bin/java"
+
+jar() {
+    local j
+    for j in "$root"/tools/target/jrdma-tools-*.jar; do
+        case "$j" in *-sources.jar | *-javadoc.jar | *-tests.jar) ;; *) [[ -f "$j" ]] && { echo "$j"; return 0; } ;; esac
+    done
+    return 1
+}
+if ! jar >/dev/null || [[ ! -d "$root/tools/target/lib" ]]; then
+    echo "interop: building the tools jar (mvnw package)" >&2
+    (cd "$root" && JAVA_HOME=$JAVA_HOME ./mvnw -B -q -o -pl tools -am package -DskipTests) >&2 \
+        || { echo "interop: the build failed" >&2; exit 1; }
+fi
+JAR=$(jar) || { echo "interop: no tools jar" >&2; exit 1; }
+
+logs=${INTEROP_KEEP_LOGS:-$(mktemp -d /tmp/interop-rxe.XXXXXX)}
+mkdir -p "$logs"
+VM_IP=10.77.0.11
+HOST_DEV="rxe0=10.77.0.1"
+TCP_PORT=18515
+
+cleanup() {
+    "$lab" down >/dev/null 2>&1
+}
+trap cleanup EXIT
+
+echo "interop: rxe-lab build (cached) ..." >&2
+timeout 900 "$lab" build >"$logs/build.log" 2>&1 || { echo "interop: rxe-lab build failed, see $logs/build.log" >&2; exit 1; }
+
+# boot NETDEV_MTU: (re)starts the lab with one VM whose netdev (and the namespace's bridge) has that MTU.
+boot() {
+    "$lab" down >/dev/null 2>&1
+    echo "interop: rxe-lab up --vms 1 --mtu $1 ..." >&2
+    timeout 400 "$lab" up --vms 1 --mtu "$1" >"$logs/up-$1.log" 2>&1 \
+        || { echo "interop: rxe-lab up failed, see $logs/up-$1.log" >&2; exit 1; }
+}
+
+passed=0
+failed=0
+
+# jrdma TOOL ARGS... : a jrdma tool on the host side of the lab (10.77.0.1, device rxe0).
+jrdma() {
+    "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$@"
+}
+
+# wait_host_listen SECONDS: until something listens on TCP_PORT in the namespace.
+wait_host_listen() {
+    local end=$((SECONDS + $1))
+    while ((SECONDS < end)); do
+        "$lab" ns -- ss -Hltn "sport = :$TCP_PORT" 2>/dev/null | grep -q . && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# check LOG ITERS: the tool's log has the result lines and no data or completion error.
+check_log() {
+    grep -q "^$2 iters in .* usec/iter" "$1" && grep -q " bytes in .* Mbit/sec" "$1" \
+        && ! grep -q -e "invalid data" -e "Failed status" -e "error" "$1"
+}
+
+# report NAME OK SERVER_LOG CLIENT_LOG
+report() {
+    if [[ $2 == 0 ]]; then
+        echo "PASS $1"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $1 (logs: $3 $4)"
+        failed=$((failed + 1))
+    fi
+}
+
+# pingpong TOOL ITERS STEP_TIMEOUT ARGS...: both directions of one ibv_*_pingpong case.
+pingpong() {
+    local tool=$1 iters=$2 t=$3
+    shift 3
+    local args="-d rxe0 -g 1 -n $iters $*"
+    local name="$tool ${*}"
+    local tag
+    tag=$(echo "$tool $*" | tr -c 'a-zA-Z0-9\n' '_')
+
+    # real server in vm1 + jrdma client
+    local s="$logs/$tag.real-server.log" c="$logs/$tag.jrdma-client.log" ok=0
+    "$lab" exec --vm 1 --timeout "$t" -n -- "ibv_$tool $args" >"$s" 2>&1 &
+    local spid=$!
+    "$lab" exec --vm 1 --timeout 15 -n -- "rxelab-wait-listen $TCP_PORT 10" >/dev/null 2>&1 || ok=1
+    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
+        "$VM_IP" >"$c" 2>&1 || ok=1
+    wait "$spid" || ok=1
+    check_log "$s" "$iters" && check_log "$c" "$iters" || ok=1
+    report "real-server/jrdma-client $name" "$ok" "$s" "$c"
+
+    # jrdma server + real client in vm1
+    s="$logs/$tag.jrdma-server.log" c="$logs/$tag.real-client.log" ok=0
+    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
+        >"$s" 2>&1 &
+    spid=$!
+    wait_host_listen 20 || ok=1
+    "$lab" exec --vm 1 --timeout "$t" -n -- "ibv_$tool $args 10.77.0.1" >"$c" 2>&1 || ok=1
+    wait "$spid" || ok=1
+    check_log "$s" "$iters" && check_log "$c" "$iters" || ok=1
+    report "jrdma-server/real-client $name" "$ok" "$s" "$c"
+}
+
+start=$SECONDS
+boot 1500 # rxe active_mtu 1024
+# rc_pingpong: -c makes the client zero the first byte of every page and the server check it (real and jrdma).
+pingpong rc_pingpong 50 60 -s 1 -c
+pingpong rc_pingpong 50 60 -s 4095 -c
+pingpong rc_pingpong 50 60 -s 4097 -c
+pingpong rc_pingpong 4 120 -s 1048576 -c
+pingpong rc_pingpong 10 60 -s 8192 -e -c
+# ud_pingpong: the message must fit the port's active MTU (1024 with the lab's netdev MTU 1500).
+pingpong ud_pingpong 20 60 -s 1
+pingpong ud_pingpong 20 60 -s 1024
+
+boot 9000 # rxe active_mtu 4096
+pingpong rc_pingpong 20 60 -m 4096 -s 4095 -c
+pingpong rc_pingpong 20 60 -m 4096 -s 4097 -c
+pingpong rc_pingpong 4 120 -m 4096 -s 1048576 -c
+pingpong ud_pingpong 20 60 -s 4096
+
+echo "interop: cases took $((SECONDS - start)) s; logs in $logs" >&2
+echo "$passed passed, $failed failed"
+((failed == 0))
