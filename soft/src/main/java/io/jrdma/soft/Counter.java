@@ -46,7 +46,17 @@ public enum Counter {
     /** Asynchronous events raised. */
     ASYNC_EVENTS("async_events"),
     /** Asynchronous events dropped because the context's event queue was full. */
-    ASYNC_EVENTS_DROPPED("async_events_dropped");
+    ASYNC_EVENTS_DROPPED("async_events_dropped"),
+    /** Packets the fault injector did not send (drop, drop_acks, drop_psn, drop_opcode; see FaultConfig). */
+    FAULT_DROPPED("fault_dropped"),
+    /** Packets the fault injector sent twice. */
+    FAULT_DUPLICATED("fault_duplicated"),
+    /** Packets the fault injector held back behind later ones. */
+    FAULT_REORDERED("fault_reordered"),
+    /** Packets the fault injector delayed. */
+    FAULT_DELAYED("fault_delayed"),
+    /** Packets the fault injector corrupted (one bit flipped after the ICRC was computed). */
+    FAULT_CORRUPTED("fault_corrupted");
 
     private final String rxeName;
 
