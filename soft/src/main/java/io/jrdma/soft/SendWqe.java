@@ -32,6 +32,7 @@ final class SendWqe {
     int packets;          // PSNs this message occupies
     boolean started;      // PSNs assigned, at least one packet sent
     int readPacketsDone;  // READ: response packets received and placed
+    int readChunk;        // READ: response packets per READ request; requests start at multiples of it
 
     SendWqe(int maxSge, MemorySegment inlineData) {
         sgeAddr = new long[maxSge];
