@@ -273,18 +273,18 @@ final class Responder {
 
     /**
      * A duplicate READ (rxe duplicate_request): the requester asks again, from {@code psn}, for the part of a read
-     * it did not receive. It is served only from the read resource of the ring whose PSNs include {@code psn} and
-     * whose request covers {@code [va, va + len)} with the same rkey; anything else is dropped (class D). The
-     * resource streams again from that packet, in place: a replay never takes a resource of its own, so it
-     * cannot crowd out the new requests the requester counts on. Responses after the first packet go out as
+     * it did not receive. It is served only from the read resource of the ring whose PSNs include {@code psn},
+     * with the same rkey, the address of that packet and a length within the rest of the resource; anything else
+     * is dropped (class D). The resource streams again from that packet, in place (it takes no resource of its
+     * own, and gives way to new requests, see {@link #victim}). Responses after the first packet go out as
      * MIDDLE and LAST, as rxe replays them.
      */
     private void replayRead(int psn, int rkey, long va, long len) {
         for (int i = 0; i < reads.length; i++) {
             ReadResource r = reads[i];
             int k = Psn.diff(psn, r.firstPsn);
-            if (r.used && !r.atomic && k >= 0 && k < r.packets && r.rkey == rkey && va >= r.va
-                    && len <= r.length && va - r.va <= r.length - len) {
+            if (r.used && !r.atomic && k >= 0 && k < r.packets && r.rkey == rkey
+                    && va == r.va + (long) k * qp.mtuBytes && len <= r.length - (long) k * qp.mtuBytes) {
                 if (active(i)) {
                     r.sent = Math.min(r.sent, k);
                 } else {

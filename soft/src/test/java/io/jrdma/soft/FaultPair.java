@@ -5,11 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jrdma.soft.link.FaultConfig;
+import io.jrdma.soft.link.UdpLink;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WorkCompletion;
+import io.jrdma.wire.Icrc;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -112,6 +122,17 @@ final class FaultPair implements AutoCloseable {
         until(what, done, STEP_NS);
     }
 
+    /** Drives only {@code p} (the other side stays silent) until {@code done}, without moving the clock. */
+    void driving(Peer p, String what, BooleanSupplier done) {
+        long deadline = System.nanoTime() + REAL_LIMIT_NS;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out waiting for " + what + "\n" + counters());
+            }
+            p.ctx.progress();
+        }
+    }
+
     /** Collects {@code n} completions from {@code cq}, driving and stepping. */
     List<WorkCompletion> completions(CompletionQueue cq, int n) {
         List<WorkCompletion> out = new ArrayList<>();
@@ -165,6 +186,37 @@ final class FaultPair implements AutoCloseable {
 
     String counters() {
         return "a: " + a.ctx.counters() + "\nb: " + b.ctx.counters();
+    }
+
+    /**
+     * Sends {@code ib} (BTH onwards, ICRC space included) to {@code to}:4791 from {@code ch} (bound on the
+     * sender's address), with the ICRC computed for IPv4 ID {@code ipId}: a crafted, duplicate or stale packet
+     * from a peer's address.
+     */
+    static void inject(DatagramChannel ch, String to, byte[] ib, int ipId) {
+        try {
+            InetSocketAddress from = (InetSocketAddress) ch.getLocalAddress();
+            InetAddress dst = InetAddress.getByName(to);
+            ByteBuffer buf = ByteBuffer.allocateDirect(ib.length);
+            buf.put(ib).flip();
+            int crc = new Icrc().computeIpv4(UdpLink.ipv4(from.getAddress()), UdpLink.ipv4(dst), from.getPort(),
+                    UdpLink.ROCE_PORT, ipId, buf, 0, ib.length);
+            buf.order(ByteOrder.LITTLE_ENDIAN).putInt(ib.length - Icrc.LENGTH, crc).order(ByteOrder.BIG_ENDIAN);
+            ch.send(buf, new InetSocketAddress(dst, UdpLink.ROCE_PORT));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A UDP socket on {@code ip} (any port) to inject from. */
+    static DatagramChannel injector(String ip) {
+        try {
+            DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET);
+            ch.bind(new InetSocketAddress(InetAddress.getByName(ip), 0));
+            return ch;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override
