@@ -56,7 +56,9 @@ public enum Counter {
     /** Packets the fault injector delayed. */
     FAULT_DELAYED("fault_delayed"),
     /** Packets the fault injector corrupted (one bit flipped after the ICRC was computed). */
-    FAULT_CORRUPTED("fault_corrupted");
+    FAULT_CORRUPTED("fault_corrupted"),
+    /** Datagrams received on the device's port, each counted once before any check (IB PortRcvPkts). */
+    PORT_RCV_PACKETS("port_rcv_packets");
 
     private final String rxeName;
 

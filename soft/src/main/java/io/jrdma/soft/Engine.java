@@ -255,6 +255,7 @@ final class Engine implements AutoCloseable {
             t.onPacket(false, rx, 0, len, srcIp, srcPort, localIp, link.port());
         }
         counters.add(Counter.PORT_RCV_DATA, len);
+        counters.increment(Counter.PORT_RCV_PACKETS);
         if (len < Bth.LENGTH + 4) {
             drop();
             return;

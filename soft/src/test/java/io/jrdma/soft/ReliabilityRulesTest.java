@@ -493,6 +493,31 @@ class ReliabilityRulesTest {
     }
 
     @Test
+    void shouldIgnoreANakForAPsnAlreadyAcknowledgedRegression() throws IOException {
+        // regression (found by FuzzTest): a stale NAK or RNR NAK, overtaken by a later ACK, sent the requester
+        // back to a PSN already done; with nothing to resend its timer ran out and the QP went to ERR
+        Peer.Link l = link();
+        l.timeout = 8;
+        try (FaultPair pair = pair(l, FaultConfig.NONE, FaultConfig.NONE);
+             DatagramChannel from = FaultPair.injector(B)) {
+            pair.a.qp.postSend(write(1, pair.a, pair.b, 0, 2 * MTU));
+            assertEquals(WcStatus.SUCCESS, pair.completion(pair.a.cq).status());
+            int acked = Psn.add(soft(pair.a).requester.unackedPsn, -1);
+            int qpn = pair.a.qp.qpNum();
+            long sent = pair.count(pair.a, Counter.SENT_PKTS);
+            FaultPair.inject(from, A, ack(qpn, acked, AethSyndrome.nak(NakCode.PSN_SEQUENCE_ERROR)), 0);
+            FaultPair.inject(from, A, ack(qpn, acked, AethSyndrome.rnrNak(3)), 0);
+            pair.driving(pair.a, "both NAKs", () -> pair.count(pair.a, Counter.RCVD_DROPPED) == 2);
+            pair.settle(20 * Requester.ackTimeoutNs(8));
+            assertEquals(sent, pair.count(pair.a, Counter.SENT_PKTS), "nothing sent again");
+            assertEquals(0, pair.count(pair.a, Counter.COMPLETER_RETRY_ERR));
+            assertEquals(QpState.RTS, pair.a.qp.state());
+            pair.a.qp.postSend(write(2, pair.a, pair.b, 4096, 100));
+            assertEquals(WcStatus.SUCCESS, pair.completion(pair.a.cq).status());
+        }
+    }
+
+    @Test
     void shouldFailWithRetryExceededWhenOnlyAcksAreLostBadFlow() {
         Peer.Link l = link();
         l.timeout = 10;
