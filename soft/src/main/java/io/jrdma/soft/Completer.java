@@ -54,6 +54,10 @@ final class Completer {
         }
         if (AethSyndrome.isAck(syndrome)) {
             onAck(psn, nowNs);
+        } else if (Psn.diff(psn, req.unackedPsn) < 0) {
+            // a NAK names the PSN the responder expects; one before a PSN already acknowledged is stale (it was
+            // overtaken by a later ACK) and going back to it would resend what was done
+            engine.counters.increment(Counter.RCVD_DROPPED);
         } else if (AethSyndrome.isRnrNak(syndrome)) {
             engine.counters.increment(Counter.RCVD_RNR_ERR);
             if (!retireBefore(psn)) {

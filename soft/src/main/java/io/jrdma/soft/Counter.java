@@ -22,7 +22,7 @@ public enum Counter {
     RETRY_EXCEEDED_ERR("retry_exceeded_err"),
     /** Work requests failed because rnr_retry ran out (rxe retry_rnr_exceeded_err). */
     RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
-    /** Send or write packets retransmitted (go-back-N). */
+    /** Packets sent again (go-back-N after a NAK, an implied NAK or the ACK timeout); a READ request counts one. */
     RETRANSMITTED_PKTS("retransmitted_pkts"),
     /** Packets dropped because the ICRC did not verify. */
     ICRC_ERR("icrc_err"),

@@ -158,9 +158,12 @@ final class Requester {
         return sent;
     }
 
+    /** Notes a transmission up to {@code end}; one that was sent before is counted as retransmitted. */
     private void sentPast(int end) {
         if (Psn.diff(end, sentPsn) > 0) {
             sentPsn = end;
+        } else {
+            engine.counters.increment(Counter.RETRANSMITTED_PKTS);
         }
     }
 
@@ -290,6 +293,5 @@ final class Requester {
         } else {
             nextPacket = Math.max(0, Psn.diff(unackedPsn, head.firstPsn));
         }
-        engine.counters.add(Counter.RETRANSMITTED_PKTS, Math.max(0, Psn.diff(psn, unackedPsn)));
     }
 }
