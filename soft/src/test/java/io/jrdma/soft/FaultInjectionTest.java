@@ -96,8 +96,9 @@ class FaultInjectionTest {
 
     /** The faults of the requester's device (a) and the responder's device (b) for one case. */
     private static FaultConfig[] faults(Fault f, Op op) {
-        FaultConfig.Builder a = FaultConfig.builder().seed(1000 + f.ordinal() * 10 + op.ordinal());
-        FaultConfig.Builder b = FaultConfig.builder().seed(2000 + f.ordinal() * 10 + op.ordinal());
+        long base = Long.getLong("jrdma.faults.seedBase", 0); // explore other fault patterns: -Djrdma.faults.seedBase=N
+        FaultConfig.Builder a = FaultConfig.builder().seed(base + 1000 + f.ordinal() * 10 + op.ordinal());
+        FaultConfig.Builder b = FaultConfig.builder().seed(base + 2000 + f.ordinal() * 10 + op.ordinal());
         int p = op.packets();
         switch (f) {
             case DROP -> {
@@ -297,7 +298,8 @@ class FaultInjectionTest {
             }
             case DELAY -> {
                 assertTrue(pair.count(a, Counter.FAULT_DELAYED) > 0, why);
-                assertTrue(pair.count(a, Counter.COMPLETER_RETRY_ERR) > 0, "the ACK timeout fired\n" + why);
+                // overtaken by later packets (sequence NAK) or held past the ACK timeout: either way sent again
+                assertTrue(goBackN > 0 && retransmitted > 0, "the delayed packets were sent again\n" + why);
                 assertTrue(pair.count(b, Counter.DUPLICATE_REQUEST) > 0, "late originals are duplicates\n" + why);
             }
             case CORRUPT -> {
