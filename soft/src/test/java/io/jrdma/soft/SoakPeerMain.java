@@ -19,7 +19,7 @@ import java.util.zip.CRC32;
 /**
  * The other process of {@link SoakTest}: a soft device (dedicated engine thread) on args[0] with a buffer of
  * args[1] bytes, whose faults come from the system property {@code jrdma.faults}. Prints "qpn rkey addr gid",
- * reads the parent's, connects (ACK timeout code args[2]) and obeys commands:
+ * reads the parent's, connects (ACK timeout code args[2], path MTU args[3]) and obeys commands:
  * {@code fill OFF LEN SEED} (random bytes, prints their CRC), {@code crc OFF LEN}, {@code recv N SIZE OFF}
  * (posts N receives of SIZE bytes from OFF), {@code await N} (prints "wrId:status:byteLen:crc" of N receive
  * completions, the CRC over the bytes received), {@code stats} (counters, engine failure, heap) and {@code quit}.
@@ -35,6 +35,7 @@ public final class SoakPeerMain {
         long size = Long.parseLong(args[1]);
         Peer.Link link = new Peer.Link();
         link.timeout = Integer.parseInt(args[2]);
+        link.mtu = io.jrdma.verbs.Mtu.valueOf(args[3]);
         try (Peer p = new Peer(args[0], Threading.DEDICATED, NanoClock.SYSTEM, size, Peer.ALL_ACCESS,
                 Peer.defaultCap())) {
             out.println(p.qp.qpNum() + " " + p.mr.rkey() + " " + p.mr.address() + " " + p.ctx.queryGid(1, 1));

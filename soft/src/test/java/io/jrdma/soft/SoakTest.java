@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
@@ -45,6 +46,7 @@ class SoakTest {
     private static final int SEND = 1 << 20;
     private static final long BUF = WRITE + READ + (long) SENDS * SEND;
     private static final int TIMEOUT = 13; // 33.6 ms: recovery is by NAKs mostly; a busy CI host must not time out
+    private static final Mtu MTU = Mtu.MTU_4096; // loopback's MTU allows it: a quarter of the packets per byte
     private static final String FAULTS = System.getProperty("jrdma.soak.faults", "drop=0.01,dup=0.01,reorder=0.01:8");
     private static final long HEAP_SLACK = 32L << 20;
 
@@ -58,7 +60,7 @@ class SoakTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-Xmx256m", "-Djrdma.faults=seed=12," + FAULTS, "-cp",
                 System.getProperty("java.class.path"), SoakPeerMain.class.getName(), CHILD, Long.toString(BUF),
-                Integer.toString(TIMEOUT)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                Integer.toString(TIMEOUT), MTU.name()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         FaultConfig faults = FaultConfig.parse("seed=11," + FAULTS);
         try (Peer me = new Peer(PARENT, Threading.DEDICATED, NanoClock.SYSTEM, BUF, Peer.ALL_ACCESS,
                 Peer.defaultCap(), faults)) {
@@ -69,6 +71,7 @@ class SoakTest {
             long peerAddr = Long.parseLong(peer[2]);
             Peer.Link link = new Peer.Link();
             link.timeout = TIMEOUT;
+            link.mtu = MTU;
             me.connect(Integer.parseInt(peer[0]), Gid.parse(peer[3]), link);
             to.println(me.qp.qpNum() + " " + me.mr.rkey() + " " + me.mr.address() + " " + me.ctx.queryGid(1, 1));
             assertEquals("ready", from.readLine());
