@@ -54,6 +54,10 @@ final class Completer {
         }
         if (AethSyndrome.isAck(syndrome)) {
             onAck(psn, nowNs);
+        } else if (Psn.diff(psn, req.unackedPsn) < 0) {
+            // a NAK names the PSN the responder expects; one before a PSN already acknowledged is stale (it was
+            // overtaken by a later ACK) and going back to it would resend what was done
+            engine.counters.increment(Counter.RCVD_DROPPED);
         } else if (AethSyndrome.isRnrNak(syndrome)) {
             engine.counters.increment(Counter.RCVD_RNR_ERR);
             if (!retireBefore(psn)) {
@@ -99,6 +103,7 @@ final class Completer {
 
     private void onNak(NakCode code, int psn, long nowNs) {
         Requester req = qp.requester;
+        boolean forward = Psn.diff(psn, req.unackedPsn) > 0;
         if (!retireBefore(psn)) {
             return;
         }
@@ -107,14 +112,19 @@ final class Completer {
             if (req.rnrWaitUntilNs != 0 && psn == req.unackedPsn) {
                 return; // already going back to this PSN after an RNR NAK; do not spend a retry on it
             }
+            if (req.retrying && psn == req.unackedPsn) {
+                return; // a duplicate or late NAK for the retry already under way (rxe started_retry)
+            }
+            if (forward) {
+                req.retryLeft = qp.retryCnt; // it acknowledges new PSNs: forward progress, the count starts over
+            }
             if (req.retryLeft == 0) {
                 engine.counters.increment(Counter.RETRY_EXCEEDED_ERR);
                 failHead(WcStatus.RETRY_EXC_ERR);
                 return;
             }
             req.retryLeft--;
-            req.unackedPsn = psn;
-            req.rewind();
+            goBack(psn);
             req.armTimer(nowNs);
             return;
         }
@@ -143,10 +153,10 @@ final class Completer {
         }
         int expected = Psn.add(w.firstPsn, w.readPacketsDone);
         if (psn != expected) {
-            // Behind: a duplicate. Ahead: responses were lost, ask again from the gap (implied NAK).
-            if (Psn.diff(psn, expected) > 0) {
-                req.unackedPsn = expected;
-                req.rewind();
+            // Behind: a duplicate. Ahead: responses were lost, ask again from the gap (implied NAK), once: the rest
+            // of the old burst arrives ahead too and must not restart the retry each time.
+            if (Psn.diff(psn, expected) > 0 && !(req.retrying && expected == req.unackedPsn)) {
+                goBack(expected);
             }
             engine.counters.increment(Counter.RCVD_DROPPED);
             return;
@@ -212,8 +222,20 @@ final class Completer {
         progressed(nowNs);
     }
 
+    /**
+     * Go-back-N from {@code psn}: the requester transmits again from there. Until something new is acknowledged,
+     * further NAKs for the same PSN and responses from the old burst do not start it again.
+     */
+    private void goBack(int psn) {
+        Requester req = qp.requester;
+        req.unackedPsn = psn;
+        req.rewind();
+        req.retrying = true;
+    }
+
     private void progressed(long nowNs) {
         Requester req = qp.requester;
+        req.retrying = false;
         req.retryLeft = qp.retryCnt;
         req.rnrRetryLeft = qp.rnrRetry;
         if (req.hasOutstanding()) {
@@ -239,8 +261,10 @@ final class Completer {
             }
             if (w.isReadOrAtomic()) {
                 if (Psn.diff(psn, w.firstPsn) >= 0) {
-                    req.unackedPsn = Psn.add(w.firstPsn, w.readPacketsDone);
-                    req.rewind();
+                    int from = Psn.add(w.firstPsn, w.readPacketsDone);
+                    if (!(req.retrying && from == req.unackedPsn)) {
+                        goBack(from);
+                    }
                     return false;
                 }
                 return true;
@@ -287,7 +311,7 @@ final class Completer {
             return 1;
         }
         req.retryLeft--;
-        req.rewind();
+        goBack(req.unackedPsn);
         req.armTimer(nowNs);
         return 1;
     }

@@ -22,7 +22,7 @@ public enum Counter {
     RETRY_EXCEEDED_ERR("retry_exceeded_err"),
     /** Work requests failed because rnr_retry ran out (rxe retry_rnr_exceeded_err). */
     RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
-    /** Send or write packets retransmitted (go-back-N). */
+    /** Packets sent again (go-back-N after a NAK, an implied NAK or the ACK timeout); a READ request counts one. */
     RETRANSMITTED_PKTS("retransmitted_pkts"),
     /** Packets dropped because the ICRC did not verify. */
     ICRC_ERR("icrc_err"),
@@ -72,12 +72,22 @@ public enum Counter {
     PORT_XMIT_DISCARDS("port_xmit_discards"),
     /** IB packets sent, the packets of port_xmit_data (the IB port counter port_xmit_packets). */
     PORT_XMIT_PACKETS("port_xmit_packets"),
-    /** Datagrams received on the RoCEv2 port, before any check (the IB port counter port_rcv_packets). */
+    /** Datagrams received on the RoCEv2 port, each counted once before any check (IB PortRcvPkts). */
     PORT_RCV_PACKETS("port_rcv_packets"),
     /** SEND work requests completed successfully by the requester (rxe rdma_sends). */
     RDMA_SENDS("rdma_sends"),
     /** Receive work requests completed successfully by the responder (rxe rdma_recvs). */
-    RDMA_RECVS("rdma_recvs");
+    RDMA_RECVS("rdma_recvs"),
+    /** Packets the fault injector did not send (drop, drop_acks, drop_psn, drop_opcode; see FaultConfig). */
+    FAULT_DROPPED("fault_dropped"),
+    /** Packets the fault injector sent twice. */
+    FAULT_DUPLICATED("fault_duplicated"),
+    /** Packets the fault injector held back behind later ones. */
+    FAULT_REORDERED("fault_reordered"),
+    /** Packets the fault injector delayed. */
+    FAULT_DELAYED("fault_delayed"),
+    /** Packets the fault injector corrupted (one bit flipped after the ICRC was computed). */
+    FAULT_CORRUPTED("fault_corrupted");
 
     private final String rxeName;
 

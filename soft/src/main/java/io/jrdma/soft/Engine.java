@@ -41,6 +41,7 @@ final class Engine implements AutoCloseable {
     private final MemorySegment rx;
     private final ByteBuffer rxBuffer;
     private final Icrc icrc = new Icrc();
+    private final IpIdPolicy ipIds = new IpIdPolicy();
     private final NanoClock clock;
     private final Threading threading;
     private final int localIp;
@@ -309,7 +310,7 @@ final class Engine implements AutoCloseable {
             counters.increment(Counter.QKEY_VIOLATIONS); // rxe check_keys: silently dropped, qkey_viol_cntr
             return;
         }
-        if (!icrcOk(srcIp, srcPort, len)) {
+        if (!icrcOk(slot, srcIp, srcPort, len)) {
             counters.increment(Counter.ICRC_ERR);
             return;
         }
@@ -329,15 +330,17 @@ final class Engine implements AutoCloseable {
     /**
      * The ICRC covers the IPv4 ID, which the socket API hides. jrdma sends ID 0 (DF, unconnected socket), so that
      * is tried first; kernel rxe picks other IDs, so the unique ID that would make the CRC match is solved for.
-     * A corrupted packet verifies under no ID except with probability 2^-16.
+     * A corrupted packet verifies under no ID except with probability 2^-16, and not at all from a source known to
+     * send ID 0 ({@link IpIdPolicy}).
      */
-    private boolean icrcOk(int srcIp, int srcPort, int len) {
+    private boolean icrcOk(int slot, int srcIp, int srcPort, int len) {
         if (icrc.verifyIpv4(srcIp, localIp, srcPort, link.port(), 0, rxBuffer, 0, len)) {
+            ipIds.verifiedWithZero(slot, IpIdPolicy.key(srcIp, srcPort));
             rxIpId = 0;
             return true;
         }
         int id = icrc.solveIpv4Id(srcIp, localIp, srcPort, link.port(), rxBuffer, 0, len);
-        if (id >= 0) {
+        if (id >= 0 && ipIds.acceptSolved(slot, IpIdPolicy.key(srcIp, srcPort))) {
             counters.increment(Counter.ICRC_ID_SOLVED);
             rxIpId = id;
             return true;

@@ -22,4 +22,6 @@ final class ReadResource {
     long origValue;
     /** Atomic: the MSN its ATOMIC ACKNOWLEDGE carries. */
     int msn;
+    /** Queued again for a duplicate request; a new request may take its place (see Responder). */
+    boolean replay;
 }

@@ -33,13 +33,15 @@ final class Requester {
     int unackedPsn;       // oldest PSN not yet acknowledged (everything before it is done)
     long next;            // SQ index of the WQE being transmitted
     int nextPacket;       // packet index within that WQE to send next
-    int rdAtomicOutstanding;
+    int rdAtomicOutstanding; // reads (per request) and atomics sent for the first time and not yet answered
+    int sentPsn;          // the PSN after the highest one ever transmitted: below it, a request is a retransmission
     int sinceAckReq;
     int window = 64;      // unacknowledged PSNs allowed
     int retryLeft;
     int rnrRetryLeft;
     long rnrWaitUntilNs;  // 0 = not waiting
     long ackDeadlineNs;   // 0 = timer disarmed
+    boolean retrying;     // went back to unackedPsn and nothing was acknowledged since (rxe started_retry)
 
     Requester(SoftQp qp) {
         this.qp = qp;
@@ -49,6 +51,7 @@ final class Requester {
     void resetPsn(int startPsn) {
         psn = startPsn;
         unackedPsn = startPsn;
+        sentPsn = startPsn;
     }
 
     void reset() {
@@ -58,6 +61,7 @@ final class Requester {
         sinceAckReq = 0;
         rnrWaitUntilNs = 0;
         ackDeadlineNs = 0;
+        retrying = false;
     }
 
     int nextPsn() {
@@ -106,6 +110,7 @@ final class Requester {
                 w.packets = packetsOf(w);
                 w.started = true;
                 w.readPacketsDone = 0;
+                w.readChunk = Math.max(1, window / Math.clamp(qp.maxRdAtomic, 1, 4));
                 nextPacket = 0;
                 psn = Psn.add(psn, w.packets);
             }
@@ -114,26 +119,42 @@ final class Requester {
             if (inFlight >= window) {
                 break;
             }
+            // A retransmitted read or atomic request asks the responder to replay a resource it already holds,
+            // so only first transmissions count against max_rd_atomic (and each is answered once).
+            boolean first = Psn.diff(pktPsn, sentPsn) >= 0;
             if (w.opcode == WrOpcode.RDMA_READ) {
-                if (rdAtomicOutstanding >= Math.max(1, qp.maxRdAtomic)) {
+                if (first && rdAtomicOutstanding >= Math.max(1, qp.maxRdAtomic)) {
                     break;
                 }
-                int chunk = Math.min(w.packets - nextPacket, window - inFlight);
+                // Requests cover fixed chunks, so one sent again after a loss (from the first response missing)
+                // lies within one earlier request: a responder replays a duplicate READ only inside one resource.
+                int chunkEnd = Math.min(w.packets, (nextPacket / w.readChunk + 1) * w.readChunk);
+                int chunk = chunkEnd - nextPacket;
+                if (inFlight + chunk > window) {
+                    break;
+                }
                 sendReadRequest(w, pktPsn, chunk);
-                rdAtomicOutstanding++;
+                if (first) {
+                    rdAtomicOutstanding++;
+                }
                 nextPacket += chunk;
+                sentPast(Psn.add(pktPsn, chunk));
             } else if (w.opcode.isAtomic()) {
-                if (rdAtomicOutstanding >= Math.max(1, qp.maxRdAtomic)) {
+                if (first && rdAtomicOutstanding >= Math.max(1, qp.maxRdAtomic)) {
                     break; // atomics count against max_rd_atomic as reads do
                 }
                 sendAtomicRequest(w, pktPsn);
-                rdAtomicOutstanding++;
+                if (first) {
+                    rdAtomicOutstanding++;
+                }
                 nextPacket++;
+                sentPast(Psn.next(pktPsn));
             } else {
                 if (!sendDataPacket(w, pktPsn)) {
                     return sent; // the QP went to ERR (local protection error)
                 }
                 nextPacket++;
+                sentPast(Psn.next(pktPsn));
             }
             sent++;
             if (ackDeadlineNs == 0) {
@@ -173,6 +194,15 @@ final class Requester {
         nextPacket = 0;
         LocalOps.retireExecuted(qp);
         return true;
+    }
+
+    /** Notes a transmission up to {@code end}; one that was sent before is counted as retransmitted. */
+    private void sentPast(int end) {
+        if (Psn.diff(end, sentPsn) > 0) {
+            sentPsn = end;
+        } else {
+            engine.counters.increment(Counter.RETRANSMITTED_PKTS);
+        }
     }
 
     private int packetsOf(SendWqe w) {
@@ -292,7 +322,6 @@ final class Requester {
      */
     void rewind() {
         next = qp.sqConsumer;
-        rdAtomicOutstanding = 0;
         sinceAckReq = 0;
         if (next == qp.sqProducer) {
             nextPacket = 0;
@@ -306,6 +335,5 @@ final class Requester {
         } else {
             nextPacket = Math.max(0, Psn.diff(unackedPsn, head.firstPsn));
         }
-        engine.counters.add(Counter.RETRANSMITTED_PKTS, Math.max(0, Psn.diff(psn, unackedPsn)));
     }
 }

@@ -108,7 +108,8 @@ final class Responder {
                 acceptRead(pkt, op, psn, false);
             } else if (op.isAtomic()) {
                 replayAtomic(psn);
-            } else {
+            } else if (!ackPending || AethSyndrome.isAck(ackSyndrome)) {
+                // re-ACK; a pending NAK stays: it acknowledges everything before it and must reach the requester
                 queueAck(Psn.add(expectedPsn, -1), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
             }
             return;
@@ -284,14 +285,16 @@ final class Responder {
             }
             return;
         }
-        if (readCount == reads.length) {
-            if (inOrder) {
-                fatal(NakCode.INVALID_REQUEST, psn, null); // more reads than max_dest_rd_atomic
-            }
+        if (!inOrder) {
+            replayRead(psn, rkey, va, len);
             return;
         }
-        ReadResource r = reads[(readHead + readCount) % reads.length];
-        readCount++;
+        int slot = victim();
+        if (slot < 0) {
+            fatal(NakCode.INVALID_REQUEST, psn, null); // more reads than max_dest_rd_atomic
+            return;
+        }
+        ReadResource r = claim(slot);
         r.firstPsn = psn;
         r.packets = len == 0 ? 1 : (int) ((len + qp.mtuBytes - 1) / qp.mtuBytes);
         r.sent = 0;
@@ -300,6 +303,7 @@ final class Responder {
         r.rkey = rkey;
         r.used = true;
         r.atomic = false;
+        r.replay = false;
         if (inOrder) {
             if (ackPending && AethSyndrome.isAck(ackSyndrome)) {
                 ackPending = false; // the read's responses acknowledge everything before it (IBA 9.7.5.1.2)
@@ -308,6 +312,103 @@ final class Responder {
             msn = (msn + 1) & 0xFFFFFF;
             expectedPsn = Psn.add(psn, r.packets);
         }
+    }
+
+    /**
+     * A duplicate READ (rxe duplicate_request): the requester asks again, from {@code psn}, for the part of a read
+     * it did not receive. It is served only from the read resource of the ring whose PSNs include {@code psn},
+     * with the same rkey, the address of that packet and a length within the rest of the resource; anything else
+     * is dropped (class D). The resource streams again from that packet, in place (it takes no resource of its
+     * own, and gives way to new requests, see {@link #victim}). Responses after the first packet go out as
+     * MIDDLE and LAST, as rxe replays them.
+     */
+    private void replayRead(int psn, int rkey, long va, long len) {
+        for (int i = 0; i < reads.length; i++) {
+            ReadResource r = reads[i];
+            int k = Psn.diff(psn, r.firstPsn);
+            if (r.used && !r.atomic && k >= 0 && k < r.packets && r.rkey == rkey
+                    && va == r.va + (long) k * qp.mtuBytes && len <= r.length - (long) k * qp.mtuBytes) {
+                if (active(i)) {
+                    r.sent = Math.min(r.sent, k);
+                } else {
+                    r.sent = k;
+                    r.replay = true;
+                    activate(i);
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * The resource a new READ or atomic takes (-1: none, the requester sent more than max_dest_rd_atomic): the
+     * one holding the oldest request, whether finished or queued again for a duplicate (a replay), never one
+     * still to be answered for the first time. Requests complete at the requester in PSN order, so the oldest
+     * is the one a requester within its max_rd_atomic no longer needs (the kernel recycles the oldest too).
+     */
+    private int victim() {
+        int found = -1;
+        int oldest = -1;
+        for (int i = 0; i < reads.length; i++) {
+            ReadResource r = reads[i];
+            if (!r.used) {
+                return i;
+            }
+            if (active(i) && !r.replay) {
+                continue;
+            }
+            int age = Psn.diff(expectedPsn, r.firstPsn);
+            if (age < 0) {
+                age = Integer.MAX_VALUE; // more than 2^23 PSNs ago: older than anything
+            }
+            if (age > oldest) {
+                found = i;
+                oldest = age;
+            }
+        }
+        return found;
+    }
+
+    /** Takes resource {@code i} (from {@link #victim}) for a new request, queued at the tail. */
+    private ReadResource claim(int i) {
+        int n = reads.length;
+        ReadResource r = reads[i];
+        if (active(i)) {
+            // a replay gives way: out of the queue, which closes up behind it
+            int last = (readHead + readCount - 1) % n;
+            for (int j = i; j != last; j = (j + 1) % n) {
+                reads[j] = reads[(j + 1) % n];
+            }
+            reads[last] = r;
+            readCount--;
+        } else {
+            moveToTail(i);
+        }
+        r.replay = false;
+        readCount++;
+        return r;
+    }
+
+    /** True when resource {@code i} is queued for transmission (between the ring's head and tail). */
+    private boolean active(int i) {
+        return Math.floorMod(i - readHead, reads.length) < readCount;
+    }
+
+    /** Queues the finished resource {@code i} again, at the tail of the ring. */
+    private void activate(int i) {
+        moveToTail(i);
+        readCount++;
+    }
+
+    /** Moves the finished resource {@code i} to the tail; the finished ones between move up, keeping order. */
+    private void moveToTail(int i) {
+        int n = reads.length;
+        int tail = (readHead + readCount) % n;
+        ReadResource r = reads[i];
+        for (int j = i; j != tail; j = (j - 1 + n) % n) {
+            reads[j] = reads[(j - 1 + n) % n];
+        }
+        reads[tail] = r;
     }
 
     private void advance(Opcode op, MemorySegment pkt, int psn) {
@@ -449,7 +550,8 @@ final class Responder {
             fatal(NakCode.INVALID_REQUEST, psn, null); // the QP does not take atomics: rxe's unsupported opcode
             return;
         }
-        if (qp.maxDestRdAtomic == 0 || readCount == reads.length) {
+        int slot = qp.maxDestRdAtomic == 0 ? -1 : victim();
+        if (slot < 0) {
             fatal(NakCode.INVALID_REQUEST, psn, null); // more reads and atomics than max_dest_rd_atomic
             return;
         }
@@ -474,10 +576,10 @@ final class Responder {
         nakSent = false;
         msn = (msn + 1) & 0xFFFFFF;
         expectedPsn = Psn.next(psn);
-        ReadResource r = reads[(readHead + readCount) % reads.length];
-        readCount++;
+        ReadResource r = claim(slot);
         r.used = true;
         r.atomic = true;
+        r.replay = false;
         r.firstPsn = psn;
         r.packets = 1;
         r.sent = 0;
@@ -493,28 +595,19 @@ final class Responder {
      * queued needs nothing more.
      */
     private void replayAtomic(int psn) {
-        ReadResource found = null;
-        for (ReadResource r : reads) {
+        for (int i = 0; i < reads.length; i++) {
+            ReadResource r = reads[i];
             if (r.used && r.atomic && r.firstPsn == psn) {
-                found = r;
-                break;
+                if (!active(i)) { // else its acknowledge is still queued
+                    // queued again in order behind owed read responses, in place (see activate)
+                    r.msn = msn; // rxe answers a duplicate with the current MSN
+                    r.sent = 0;
+                    r.replay = true;
+                    activate(i);
+                }
+                return;
             }
         }
-        if (found == null || found.sent < found.packets || readCount == reads.length) {
-            return;
-        }
-        // queue the replay in order behind owed read responses; the slot taken is the oldest finished one
-        ReadResource r = reads[(readHead + readCount) % reads.length];
-        readCount++;
-        r.used = true;
-        r.atomic = true;
-        r.firstPsn = found.firstPsn;
-        r.packets = 1;
-        r.va = found.va;
-        r.length = 8;
-        r.origValue = found.origValue;
-        r.msn = msn; // rxe answers a duplicate with the current MSN
-        r.sent = 0;
     }
 
     /** ATOMIC ACKNOWLEDGE: AETH (ACK, MSN) and AtomicAckETH with the original value, big-endian on the wire. */

@@ -44,6 +44,7 @@ final class SendWqe {
     boolean started;      // PSNs assigned, at least one packet sent
     int readPacketsDone;  // READ: response packets received and placed
     WcStatus localStatus; // BIND_MW, LOCAL_INV: null until executed, then its result (see LocalOps)
+    int readChunk;        // READ: response packets per READ request; requests start at multiples of it
 
     SendWqe(int maxSge, MemorySegment inlineData) {
         sgeAddr = new long[maxSge];

@@ -1,5 +1,7 @@
 package io.jrdma.soft;
 
+import io.jrdma.soft.link.FaultConfig;
+import io.jrdma.soft.link.FaultyLink;
 import io.jrdma.soft.link.UdpLink;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
@@ -34,6 +36,7 @@ public final class SoftDevice implements Device {
     private final Mtu activeMtu;
     private final Path capture;
     private final PrintStream trace;
+    private final FaultConfig faults;
     private SoftContext open;
     private CountersFile countersFile;
     private DeviceTaps taps;
@@ -46,6 +49,7 @@ public final class SoftDevice implements Device {
         this.clock = b.clock;
         this.capture = b.capture;
         this.trace = b.trace;
+        this.faults = b.faults != null ? b.faults : FaultConfig.fromEnvironment();
         NetworkInterface nif = null;
         try {
             nif = NetworkInterface.getByInetAddress(address);
@@ -117,6 +121,11 @@ public final class SoftDevice implements Device {
         return threading;
     }
 
+    /** The faults injected into what this device sends ({@link FaultConfig#NONE} normally). */
+    public FaultConfig faults() {
+        return faults;
+    }
+
     Mtu activeMtu() {
         return activeMtu;
     }
@@ -136,7 +145,8 @@ public final class SoftDevice implements Device {
         }
         UdpLink link;
         try {
-            link = new UdpLink(address, port);
+            link = faults.enabled() ? new FaultyLink(address, port, faults, clock::nanoTime, SoftLimits.MAX_PACKET)
+                    : new UdpLink(address, port);
         } catch (UncheckedIOException e) {
             throw new VerbsException(Errno.EBUSY, "device " + name + ": " + e.getMessage()
                     + " — is another process using this address? Give each process its own 127.x address.");
@@ -150,6 +160,10 @@ public final class SoftDevice implements Device {
                     + e.getMessage());
         }
         Engine engine = new Engine(link, clock, threading, t.with(null));
+        if (link instanceof FaultyLink f) {
+            Counters counters = engine.counters;
+            f.listener(fault -> counters.increment(faultCounter(fault)));
+        }
         open = new SoftContext(this, engine);
         taps = t;
         countersFile = CountersFile.enabled() ? CountersFile.publish(name, address, engine.counters) : null;
@@ -178,6 +192,16 @@ public final class SoftDevice implements Device {
         return taps == null ? tap : taps.with(tap);
     }
 
+    private static Counter faultCounter(FaultyLink.Fault fault) {
+        return switch (fault) {
+            case DROPPED -> Counter.FAULT_DROPPED;
+            case DUPLICATED -> Counter.FAULT_DUPLICATED;
+            case REORDERED -> Counter.FAULT_REORDERED;
+            case DELAYED -> Counter.FAULT_DELAYED;
+            case CORRUPTED -> Counter.FAULT_CORRUPTED;
+        };
+    }
+
     synchronized void closed(SoftContext c) {
         if (open == c) {
             open = null;
@@ -194,7 +218,8 @@ public final class SoftDevice implements Device {
 
     @Override
     public String toString() {
-        return name + " (soft RoCEv2 on " + address.getHostAddress() + ", " + threading + ")";
+        return name + " (soft RoCEv2 on " + address.getHostAddress() + ", " + threading
+                + (faults.enabled() ? ", faults " + faults : "") + ")";
     }
 
     /** Builds a {@link SoftDevice}. */
@@ -207,6 +232,7 @@ public final class SoftDevice implements Device {
         private int linkMtu;
         private Path capture;
         private PrintStream trace;
+        private FaultConfig faults;
 
         private Builder() {
         }
@@ -274,7 +300,23 @@ public final class SoftDevice implements Device {
             return this;
         }
 
-        /** The device. */
+        /**
+         * Faults to inject into what the device sends (tests, soak runs). Without this call the device takes them
+         * from {@link FaultConfig#fromEnvironment()} (system property {@value FaultConfig#PROPERTY}, environment
+         * variable {@value FaultConfig#ENVIRONMENT}); {@link FaultConfig#NONE} turns them off whatever the
+         * environment says.
+         */
+        public Builder faults(FaultConfig faults) {
+            this.faults = Objects.requireNonNull(faults);
+            return this;
+        }
+
+        /**
+         * The device.
+         *
+         * @throws IllegalArgumentException without an address, or when the fault setting in the environment does
+         *                                  not parse
+         */
         public SoftDevice build() {
             if (address == null) {
                 throw new IllegalArgumentException("a soft device needs an address");

@@ -39,6 +39,18 @@ final class Peer implements AutoCloseable {
         qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq).cap(cap));
     }
 
+    /** A peer whose device injects {@code faults} into what it sends. */
+    Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap,
+            io.jrdma.soft.link.FaultConfig faults) {
+        ctx = SoftDevice.builder().name("t-" + ip).address(ip).threading(threading).clock(clock).faults(faults)
+                .build().open();
+        pd = ctx.allocPd();
+        cq = ctx.createCq(4096);
+        buf = arena.allocate(Math.max(1, bufBytes), 4096);
+        mr = pd.registerMemory(buf, access);
+        qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq).cap(cap));
+    }
+
     static QpCap defaultCap() {
         return new QpCap().maxSendWr(64).maxRecvWr(64).maxSendSge(4).maxRecvSge(4).maxInlineData(128);
     }

@@ -21,9 +21,10 @@ import jdk.net.ExtendedSocketOptions;
  *
  * <p>Every channel is unconnected and has IP_DONTFRAGMENT set, so Linux writes IPv4 ID 0 into the header (the
  * ICRC covers the ID, and a receiver cannot read it through the socket API). Not thread-safe: one engine thread
- * uses it at a time.
+ * uses it at a time. Not final so that {@link FaultyLink} can damage what it sends; a device without faults uses
+ * this class itself.
  */
-public final class UdpLink implements AutoCloseable {
+public class UdpLink implements AutoCloseable {
 
     /** The RoCEv2 UDP destination port (IANA). */
     public static final int ROCE_PORT = 4791;

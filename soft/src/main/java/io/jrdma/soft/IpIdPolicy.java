@@ -1,0 +1,61 @@
+package io.jrdma.soft;
+
+/**
+ * Which IPv4 IDs the engine may assume when it verifies a packet's ICRC (the ID is covered by the ICRC, and the
+ * socket API hides it). A jrdma sender always uses ID 0; kernel rxe uses other IDs, which the engine solves for.
+ * Solving spends 16 of the CRC's 32 bits, so a corrupted packet passes under some ID with probability 2^-16. To
+ * keep corrupted data out, a QP that has received two packets in a row from one source (address and UDP port)
+ * verified under ID 0 treats that source as a jrdma sender: from then on, a packet from it that verifies only under
+ * a nonzero ID is corrupt. Kernel rxe's IDs grow per packet, so two consecutive zeros from it do not happen in
+ * practice; should a source really change its ways, eight solvable packets in a row (with no ID-0 packet between)
+ * undo the lock, which corrupted packets from a jrdma sender would achieve with probability 2^-128.
+ *
+ * <p>Engine thread only; one entry per QP slot, keyed by the source, so a new source starts unknown.
+ */
+final class IpIdPolicy {
+
+    private static final int LOCK_AFTER = 2;
+    private static final int UNLOCK_AFTER = 8;
+
+    private final long[] source = new long[SoftLimits.MAX_QP];
+    private final byte[] zeros = new byte[SoftLimits.MAX_QP];
+    private final byte[] solved = new byte[SoftLimits.MAX_QP];
+
+    static long key(int ip, int port) {
+        return (ip & 0xFFFFFFFFL) << 16 | (port & 0xFFFF) | 1L << 48;
+    }
+
+    private void select(int slot, long key) {
+        if (source[slot] != key) {
+            source[slot] = key;
+            zeros[slot] = 0;
+            solved[slot] = 0;
+        }
+    }
+
+    /** A packet from {@code key} to the QP in {@code slot} verified under ID 0. */
+    void verifiedWithZero(int slot, long key) {
+        select(slot, key);
+        if (zeros[slot] < LOCK_AFTER) {
+            zeros[slot]++;
+        }
+        solved[slot] = 0;
+    }
+
+    /**
+     * A packet from {@code key} verifies only under a nonzero ID: true when that may be accepted, false when the
+     * source is known to send ID 0 (the packet is then corrupt).
+     */
+    boolean acceptSolved(int slot, long key) {
+        select(slot, key);
+        if (zeros[slot] < LOCK_AFTER) {
+            return true;
+        }
+        if (++solved[slot] >= UNLOCK_AFTER) {
+            zeros[slot] = 0;
+            solved[slot] = 0;
+            return true;
+        }
+        return false;
+    }
+}
