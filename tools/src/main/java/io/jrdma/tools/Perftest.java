@@ -121,6 +121,8 @@ final class Perftest {
     private final WorkCompletion[] wcs = new WorkCompletion[POLL_BATCH];
     private long lastProgressNs;
     private long idlePolls;
+    /** Completions seen (and other progress made), for the timeout message: messages stay constant strings. */
+    private long done;
     private int checkFailures;
 
     private Perftest(PerftestOptions o, PrintStream out) {
@@ -480,13 +482,15 @@ final class Perftest {
     private void progressed() {
         idlePolls = 0;
         lastProgressNs = System.nanoTime();
+        done++;
     }
 
     /** Nothing to do this round: drive the device, back off, and fail after --timeout without progress. */
     private void idle(String what) throws TimeoutException {
         context.progress();
         if (o.timeoutMs > 0 && System.nanoTime() - lastProgressNs > o.timeoutMs * 1_000_000L) {
-            throw new TimeoutException("no progress within " + o.timeoutMs + " ms while " + what);
+            throw new TimeoutException("no progress within " + o.timeoutMs + " ms while " + what + " (" + done
+                    + " done)");
         }
         if (++idlePolls > SPIN_POLLS) {
             LockSupport.parkNanos(PARK_NS);
@@ -687,7 +691,7 @@ final class Perftest {
                 }
             }
             if (!busy) {
-                idle("waiting for send completions (" + totCcnt + "/" + totScnt + ")");
+                idle("waiting for send completions");
             }
         }
         if (noPeak) {
@@ -706,7 +710,7 @@ final class Perftest {
         long first = 0;
         progressed();
         while (got < total) {
-            int ne = poll(recvCq, POLL_BATCH, "waiting for receives (" + got + "/" + total + ")");
+            int ne = poll(recvCq, POLL_BATCH, "waiting for receives");
             if (first == 0) {
                 first = System.nanoTime();
             }
@@ -857,7 +861,7 @@ final class Perftest {
         progressed();
         while (scnt < iters || rcnt < iters) {
             if (rcnt < iters && !(scnt < 1 && o.client())) {
-                poll(recvCq, 1, "waiting for receive " + (rcnt + 1));
+                poll(recvCq, 1, "waiting for a receive");
                 expect(wcs[0], WcOpcode.RECV, size, o.client() ? "client" : "server", scnt, rcnt);
                 rcnt++;
                 if (rcnt + rxDepth <= iters) {
@@ -868,7 +872,7 @@ final class Perftest {
                 posted[(int) scnt] = System.nanoTime();
                 scnt++;
                 qps[0].postSend(wr);
-                poll(sendCq, 1, "waiting for send " + scnt);
+                poll(sendCq, 1, "waiting for a send completion");
                 expect(wcs[0], WcOpcode.SEND, -1, o.client() ? "client" : "server", scnt, rcnt);
             }
         }
@@ -892,7 +896,7 @@ final class Perftest {
             if (rcnt < iters && !(scnt < 1 && !o.client())) {
                 rcnt++;
                 while ((byte) BYTE.getVolatile(buf, pollByte) != (byte) rcnt) {
-                    idle("waiting for the peer's write " + rcnt);
+                    idle("waiting for the peer's next write");
                 }
                 progressed();
             }
@@ -902,7 +906,7 @@ final class Perftest {
                 qps[0].postSend(wr);
             }
             if (ccnt < iters) {
-                poll(sendCq, 1, "waiting for write " + (ccnt + 1));
+                poll(sendCq, 1, "waiting for a write completion");
                 expect(wcs[0], WcOpcode.RDMA_WRITE, -1, o.client() ? "client" : "server", scnt, ccnt);
                 ccnt++;
             }
@@ -917,7 +921,7 @@ final class Perftest {
         for (int scnt = 0; scnt < o.iters; scnt++) {
             posted[scnt] = System.nanoTime();
             qps[0].postSend(wr);
-            poll(sendCq, 1, "waiting for completion " + (scnt + 1));
+            poll(sendCq, 1, "waiting for a completion");
             expect(wcs[0], sendOpcode(), -1, "client", scnt + 1, scnt);
         }
     }
