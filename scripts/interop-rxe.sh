@@ -231,6 +231,9 @@ perftest ib_read_lat 60 -s 4097 -n 50
 perftest ib_read_lat 120 -s 1048576 -n 5
 perftest ib_atomic_lat 60 -A CMP_AND_SWAP -n 100
 perftest ib_atomic_lat 60 -A FETCH_AND_ADD -n 100
+# -a: every size from 2 to 8 MiB (ib_send_bw syncs around each size)
+perftest ib_write_bw 180 -a -n 5
+perftest ib_send_bw 180 -a -n 5
 
 boot 9000 # rxe active_mtu 4096
 pingpong rc_pingpong 20 60 -m 4096 -s 4095 -c
