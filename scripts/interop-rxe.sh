@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop with the Linux kernel's Soft-RoCE (rdma_rxe): runs the real rdma-core tools in an rxe-lab VM against
-# jrdma's tools on the lab's host side (10.77.0.1, device rxe0), each case in both directions:
+# jrdma's tools on the lab's host side (10.77.0.1, device rxe0): ibv_rc_pingpong, ibv_ud_pingpong and perftest's
+# ib_{send,write,read,atomic}_{bw,lat}, each case in both directions:
 #   real server (vm1) + jrdma client (namespace)   and   jrdma server (namespace) + real client (vm1).
 # Prints one PASS/FAIL line per case and direction, then "N passed, M failed"; exits 1 on any failure.
 # Skips (exit 0, "SKIPPED: reason") where rxe-lab cannot run at all: not root, no rxe-lab, no qemu (and no apt-get
@@ -137,6 +138,57 @@ pingpong() {
     report "jrdma-server/real-client $name" "$ok" "$s" "$c"
 }
 
+# check_perftest LOG TOOL ROLE SIZE: a perftest (or jrdma) log with no error and, where that side prints one, the
+# result row of SIZE. Every side prints rows but the servers of ib_read_lat and ib_atomic_lat.
+check_perftest() {
+    local log=$1 tool=$2 role=$3 size=$4
+    grep -qiE "error|fail|couldn|unable|invalid|timed out" "$log" && return 1
+    case "$tool:$role" in
+        ib_read_lat:server | ib_atomic_lat:server) grep -q -- "------" "$log" ;;
+        *) grep -qE "^ $size +[0-9]+ +[0-9]" "$log" ;;
+    esac
+}
+
+# perftest TOOL STEP_TIMEOUT ARGS...: both directions of one perftest case, the same arguments on both sides.
+perftest() {
+    local tool=$1 t=$2
+    shift 2
+    local args="-d rxe0 -x 1 $*"
+    local name="$tool ${*}"
+    local size tag
+    size=$(echo " $* " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
+    if [[ -z "$size" ]]; then
+        case "$tool" in
+            ib_atomic_*) size=8 ;;
+            *_bw) size=65536 ;;
+            *) size=2 ;;
+        esac
+    fi
+    tag=$(echo "$tool $*" | tr -c 'a-zA-Z0-9\n' '_')
+
+    # real server in vm1 + jrdma client
+    local s="$logs/$tag.real-server.log" c="$logs/$tag.jrdma-client.log" ok=0
+    "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args" >"$s" 2>&1 &
+    local spid=$!
+    "$lab" exec --vm 1 --timeout 15 -n -- "rxelab-wait-listen $TCP_PORT 10" >/dev/null 2>&1 || ok=1
+    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
+        "$VM_IP" >"$c" 2>&1 || ok=1
+    wait "$spid" || ok=1
+    check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
+    report "real-server/jrdma-client $name" "$ok" "$s" "$c"
+
+    # jrdma server + real client in vm1
+    s="$logs/$tag.jrdma-server.log" c="$logs/$tag.real-client.log" ok=0
+    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
+        >"$s" 2>&1 &
+    spid=$!
+    wait_host_listen 20 || ok=1
+    "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1" >"$c" 2>&1 || ok=1
+    wait "$spid" || ok=1
+    check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
+    report "jrdma-server/real-client $name" "$ok" "$s" "$c"
+}
+
 start=$SECONDS
 boot 1500 # rxe active_mtu 1024
 # rc_pingpong: -c makes the client zero the first byte of every page and the server check it (real and jrdma).
@@ -148,12 +200,54 @@ pingpong rc_pingpong 10 60 -s 8192 -e -c
 # ud_pingpong: the message must fit the port's active MTU (1024 with the lab's netdev MTU 1500).
 pingpong ud_pingpong 20 60 -s 1
 pingpong ud_pingpong 20 60 -s 1024
+# perftest: bandwidth (RDMA WRITE, SEND, RDMA READ, atomics), then latency; sizes 1, 4095, 4097 and 1 MiB, 4 QPs
+perftest ib_write_bw 60 -s 1 -n 200
+perftest ib_write_bw 60 -s 4095 -n 100
+perftest ib_write_bw 60 -s 4097 -n 100 --report_gbits
+perftest ib_write_bw 120 -s 1048576 -n 5
+perftest ib_write_bw 60 -s 4096 -n 50 -q 4
+perftest ib_write_bw 60 -s 65536 -D 2
+perftest ib_send_bw 60 -s 1 -n 200
+perftest ib_send_bw 60 -s 4095 -n 100 -e
+perftest ib_send_bw 60 -s 4097 -n 100
+perftest ib_send_bw 120 -s 1048576 -n 5
+perftest ib_send_bw 60 -s 4097 -n 50 -q 4
+perftest ib_read_bw 60 -s 1 -n 200
+perftest ib_read_bw 60 -s 4095 -n 100
+perftest ib_read_bw 60 -s 4097 -n 100
+perftest ib_read_bw 120 -s 1048576 -n 5
+perftest ib_read_bw 60 -s 4095 -n 50 -q 4
+perftest ib_atomic_bw 60 -A FETCH_AND_ADD -n 200
+perftest ib_atomic_bw 60 -A CMP_AND_SWAP -n 200
+perftest ib_atomic_bw 60 -A FETCH_AND_ADD -n 50 -q 4
+perftest ib_send_lat 60 -s 1 -n 100
+perftest ib_send_lat 60 -s 4097 -n 50
+perftest ib_send_lat 120 -s 1048576 -n 5
+perftest ib_write_lat 60 -s 1 -n 100
+perftest ib_write_lat 60 -s 4095 -n 50
+perftest ib_write_lat 120 -s 1048576 -n 5
+perftest ib_read_lat 60 -s 1 -n 100
+perftest ib_read_lat 60 -s 4097 -n 50
+perftest ib_read_lat 120 -s 1048576 -n 5
+perftest ib_atomic_lat 60 -A CMP_AND_SWAP -n 100
+perftest ib_atomic_lat 60 -A FETCH_AND_ADD -n 100
+# -a: every size from 2 to 8 MiB (ib_send_bw syncs around each size)
+perftest ib_write_bw 180 -a -n 5
+perftest ib_send_bw 180 -a -n 5
 
 boot 9000 # rxe active_mtu 4096
 pingpong rc_pingpong 20 60 -m 4096 -s 4095 -c
 pingpong rc_pingpong 20 60 -m 4096 -s 4097 -c
 pingpong rc_pingpong 4 120 -m 4096 -s 1048576 -c
 pingpong ud_pingpong 20 60 -s 4096
+perftest ib_write_bw 60 -s 4095 -n 100
+perftest ib_write_bw 120 -s 1048576 -n 5
+perftest ib_send_bw 60 -s 4097 -n 100
+perftest ib_send_bw 120 -s 1048576 -n 5 -q 4
+perftest ib_read_bw 60 -s 4097 -n 100
+perftest ib_send_lat 60 -s 4097 -n 50
+perftest ib_write_lat 60 -s 4097 -n 50
+perftest ib_read_lat 120 -s 1048576 -n 5
 
 echo "interop: cases took $((SECONDS - start)) s; logs in $logs" >&2
 echo "$passed passed, $failed failed"

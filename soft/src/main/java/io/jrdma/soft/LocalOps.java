@@ -3,6 +3,7 @@ package io.jrdma.soft;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.MwType;
 import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 
@@ -112,10 +113,13 @@ final class LocalOps {
             if (!h.started || status == null) {
                 return;
             }
-            if (status != WcStatus.SUCCESS || h.signaled || qp.sqSigAll) {
-                qp.sendCq.push(h.wrId, status, h.opcode.completionOpcode(), 0, 0, 0, qp.qpn, 0, false);
+            boolean complete = status != WcStatus.SUCCESS || h.signaled || qp.sqSigAll;
+            long wrId = h.wrId;
+            WcOpcode op = h.opcode.completionOpcode();
+            qp.sqConsumer = qp.sqConsumer + 1; // the slot is free before the CQE is visible, as in rxe
+            if (complete) {
+                qp.sendCq.push(wrId, status, op, 0, 0, 0, qp.qpn, 0, false);
             }
-            qp.sqConsumer = qp.sqConsumer + 1;
             if (status != WcStatus.SUCCESS) {
                 qp.enterError();
                 return;

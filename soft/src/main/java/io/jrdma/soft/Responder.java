@@ -258,8 +258,9 @@ final class Responder {
      * acknowledged as usual (the requester's SEND succeeds), and this QP moves to ERR.
      */
     private void invalidateFailed(RecvWqe w, MemorySegment pkt, int psn) {
-        qp.recvCq.push(w.wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn, false);
+        long wrId = w.wrId;
         qp.recv.retire();
+        qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn, false);
         inMessage = NONE;
         if (Bth.ackReq(pkt, 0)) {
             sendAck(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
@@ -425,9 +426,10 @@ final class Responder {
     }
 
     private void completeRecv(RecvWqe w, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
-        qp.recvCq.push(w.wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
+        long wrId = w.wrId;
+        qp.recv.retire(); // as rxe's do_complete: the RQ slot is free before the CQE is visible
+        qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
         engine.counters.increment(Counter.RDMA_RECVS);
-        qp.recv.retire();
         inMessage = NONE;
         msn = (msn + 1) & 0xFFFFFF;
     }
@@ -446,9 +448,9 @@ final class Responder {
     private void fatal(NakCode code, int psn, WcStatus status) {
         boolean completed = false;
         if (status != null && qp.recv.hasCurrent()) {
-            RecvWqe w = qp.recv.current();
-            qp.recvCq.push(w.wrId, status, WcOpcode.RECV, (int) recvOffset, 0, 0, qp.qpn, qp.destQpn, false);
+            long wrId = qp.recv.current().wrId;
             qp.recv.retire();
+            qp.recvCq.push(wrId, status, WcOpcode.RECV, (int) recvOffset, 0, 0, qp.qpn, qp.destQpn, false);
             completed = true;
         }
         inMessage = NONE;

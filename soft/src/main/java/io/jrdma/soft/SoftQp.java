@@ -510,15 +510,21 @@ final class SoftQp implements QueuePair {
         if (status == WcStatus.SUCCESS && w.localStatus != null) {
             status = w.localStatus; // a bind or local invalidate completes with the result it had when it ran
         }
-        if (status != WcStatus.SUCCESS || w.signaled || sqSigAll) {
-            WcOpcode op = w.opcode.completionOpcode();
-            sendCq.push(w.wrId, status, op, (int) w.length, 0, 0, qpn, 0, false);
+        boolean complete = status != WcStatus.SUCCESS || w.signaled || sqSigAll;
+        WcOpcode op = w.opcode.completionOpcode();
+        long wrId = w.wrId;
+        int length = (int) w.length;
+        boolean local = w.localStatus != null;
+        // as rxe's do_complete: free the slot before the CQE is visible, so a poller that sees the completion can post
+        // into the slot at once (the WQE's fields are read above: the slot may be reused from here on)
+        sqConsumer = sqConsumer + 1;
+        if (complete) {
+            sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false);
         }
-        if (status == WcStatus.SUCCESS && w.opcode.completionOpcode() == WcOpcode.SEND) {
+        if (status == WcStatus.SUCCESS && op == WcOpcode.SEND) {
             engine.counters.increment(Counter.RDMA_SENDS); // as rxe's completer counts rdma_sends
         }
-        sqConsumer = sqConsumer + 1;
-        if (w.localStatus != null && status != WcStatus.SUCCESS) {
+        if (local && status != WcStatus.SUCCESS) {
             enterError();
         } else if (status == WcStatus.SUCCESS) {
             LocalOps.retireExecuted(this); // local operations waiting only for this one complete now

@@ -113,10 +113,11 @@ final class UnreliableResponder {
         }
         boolean imm = op.hasImm();
         engine.counters.increment(Counter.RDMA_RECVS);
-        qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
+        long wrId = w.wrId;
+        qp.recv.retire(); // the RQ slot is free before the CQE is visible, as in rxe
+        qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
                 imm ? ImmDt.imm(pkt, op.immOffset()) : 0, WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), qp.qpn,
                 Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0));
-        qp.recv.retire();
     }
 
     // ------------------------------------------------------------------------------------------------- UC
@@ -197,10 +198,11 @@ final class UnreliableResponder {
         if (op.isEnd()) {
             boolean imm = op.hasImm();
             engine.counters.increment(Counter.RDMA_RECVS);
-            qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset,
+            long wrId = w.wrId;
+            qp.recv.retire();
+            qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset,
                     imm ? ImmDt.imm(pkt, op.immOffset()) : 0, imm ? WcFlags.WITH_IMM : 0, qp.qpn, qp.destQpn,
                     Bth.solicited(pkt, 0));
-            qp.recv.retire();
             inMessage = NONE;
         }
     }
@@ -239,11 +241,11 @@ final class UnreliableResponder {
             inMessage = NONE;
             writeMr = null;
             if (op.hasImm()) {
-                RecvWqe w = qp.recv.current();
+                long wrId = qp.recv.current().wrId;
                 engine.counters.increment(Counter.RDMA_RECVS);
-                qp.recvCq.push(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
-                        ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, qp.qpn, qp.destQpn, Bth.solicited(pkt, 0));
                 qp.recv.retire();
+                qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
+                        ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, qp.qpn, qp.destQpn, Bth.solicited(pkt, 0));
             }
         }
     }
@@ -286,8 +288,9 @@ final class UnreliableResponder {
      * does the same).
      */
     private void recvFailed(RecvWqe w, WcStatus status, long byteLen) {
-        qp.recvCq.push(w.wrId, status, WcOpcode.RECV, (int) byteLen, 0, 0, qp.qpn, qp.destQpn, false);
+        long wrId = w.wrId;
         qp.recv.retire();
+        qp.recvCq.push(wrId, status, WcOpcode.RECV, (int) byteLen, 0, 0, qp.qpn, qp.destQpn, false);
         abandon();
         qp.enterError();
     }

@@ -9,7 +9,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code jrdma} command: {@code demo}, {@code hello-verbs}, {@code throughput}, {@code devices},
- * {@code devinfo}, {@code link}, {@code stat}, {@code monitor}, {@code capture}, {@code trace}, {@code rc_pingpong} and {@code ud_pingpong}. Each subcommand
+ * {@code devinfo}, {@code link}, {@code stat}, {@code monitor}, {@code capture}, {@code trace}, {@code rc_pingpong},
+ * {@code ud_pingpong} and perftest's {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_write_bw}, {@code ib_write_lat},
+ * {@code ib_read_bw}, {@code ib_read_lat}, {@code ib_atomic_bw} and {@code ib_atomic_lat}. Each subcommand
  * is a thin class over shared option ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit
  * status: 0 success, 1 failure, 2 bad usage.
  */
@@ -40,6 +42,7 @@ public final class Jrdma implements Callable<Integer> {
     /** The configured command line: usage errors exit 2, failures print one line and exit 1. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Jrdma());
+        PerftestCommand.register(cl);
         cl.getSubcommands().get(HelloVerbsCommand.NAME).setUnmatchedOptionsArePositionalParams(true);
         for (String tool : new String[] {RcPingpongCommand.NAME, UdPingpongCommand.NAME}) {
             // the real tools' getopt command line: every argument goes to the tool's own parser
