@@ -149,6 +149,11 @@ check_perftest() {
     esac
 }
 
+# exited0 LOG: the command whose output LOG holds exited 0.
+exited0() {
+    [[ $(tail -n 1 "$1") == "[exit status 0]" ]]
+}
+
 # perftest TOOL STEP_TIMEOUT ARGS...: both directions of one perftest case, the same arguments on both sides.
 perftest() {
     local tool=$1 t=$2
@@ -168,25 +173,27 @@ perftest() {
     fi
     tag=$(echo "$tool $*" | tr -c 'a-zA-Z0-9\n' '_')
 
-    # real server in vm1 + jrdma client
+    # real server in vm1 + jrdma client; each log ends with its command's "[exit status N]"
     local s="$logs/$tag.real-server.log" c="$logs/$tag.jrdma-client.log" ok=0
-    "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args" >"$s" 2>&1 &
+    ("$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args"; echo "[exit status $?]") >"$s" 2>&1 &
     local spid=$!
     "$lab" exec --vm 1 --timeout 15 -n -- "rxelab-wait-listen $TCP_PORT 10" >/dev/null 2>&1 || ok=1
-    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
-        "$VM_IP" >"$c" 2>&1 || ok=1
-    wait "$spid" || ok=1
+    (timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
+        "$VM_IP"; echo "[exit status $?]") >"$c" 2>&1
+    wait "$spid"
+    exited0 "$s" && exited0 "$c" || ok=1
     check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
     report "real-server/jrdma-client $name" "$ok" "$s" "$c"
 
     # jrdma server + real client in vm1
     s="$logs/$tag.jrdma-server.log" c="$logs/$tag.real-client.log" ok=0
-    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
-        >"$s" 2>&1 &
+    (timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)); \
+        echo "[exit status $?]") >"$s" 2>&1 &
     spid=$!
     wait_host_listen 20 || ok=1
-    "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1" >"$c" 2>&1 || ok=1
-    wait "$spid" || ok=1
+    ("$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1"; echo "[exit status $?]") >"$c" 2>&1
+    wait "$spid"
+    exited0 "$s" && exited0 "$c" || ok=1
     check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
     report "jrdma-server/real-client $name" "$ok" "$s" "$c"
 }
