@@ -149,6 +149,12 @@ check_perftest() {
     esac
 }
 
+# guest_dmesg: the end of vm1's kernel log, appended to a failed case's log of the real tool.
+guest_dmesg() {
+    echo "--- vm1 dmesg (tail)"
+    "$lab" exec --vm 1 --timeout 10 -n -- 'dmesg | tail -n 20' 2>&1
+}
+
 # exited0 LOG: the command whose output LOG holds exited 0.
 exited0() {
     [[ $(tail -n 1 "$1") == "[exit status 0]" ]]
@@ -184,6 +190,7 @@ perftest() {
     exited0 "$s" && exited0 "$c" || ok=1
     check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
     report "real-server/jrdma-client $name" "$ok" "$s" "$c"
+    ((ok == 0)) || guest_dmesg >>"$s"
 
     # jrdma server + real client in vm1
     s="$logs/$tag.jrdma-server.log" c="$logs/$tag.real-client.log" ok=0
@@ -196,6 +203,7 @@ perftest() {
     exited0 "$s" && exited0 "$c" || ok=1
     check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
     report "jrdma-server/real-client $name" "$ok" "$s" "$c"
+    ((ok == 0)) || guest_dmesg >>"$c"
 }
 
 start=$SECONDS
