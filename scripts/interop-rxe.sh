@@ -149,6 +149,17 @@ check_perftest() {
     esac
 }
 
+# guest_dmesg: the end of vm1's kernel log, appended to a failed case's log of the real tool.
+guest_dmesg() {
+    echo "--- vm1 dmesg (tail)"
+    "$lab" exec --vm 1 --timeout 10 -n -- 'dmesg | tail -n 20' 2>&1
+}
+
+# exited0 LOG: the command whose output LOG holds exited 0.
+exited0() {
+    [[ $(tail -n 1 "$1") == "[exit status 0]" ]]
+}
+
 # perftest TOOL STEP_TIMEOUT ARGS...: both directions of one perftest case, the same arguments on both sides.
 perftest() {
     local tool=$1 t=$2
@@ -157,7 +168,9 @@ perftest() {
     local name="$tool ${*}"
     local size tag
     size=$(echo " $* " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
-    if [[ -z "$size" ]]; then
+    if [[ " $* " == *" -a "* ]]; then
+        size="[0-9]+" # every size; the servers of the RDMA bandwidth tests print the client's last one only
+    elif [[ -z "$size" ]]; then
         case "$tool" in
             ib_atomic_*) size=8 ;;
             *_bw) size=65536 ;;
@@ -166,27 +179,31 @@ perftest() {
     fi
     tag=$(echo "$tool $*" | tr -c 'a-zA-Z0-9\n' '_')
 
-    # real server in vm1 + jrdma client
+    # real server in vm1 + jrdma client; each log ends with its command's "[exit status N]"
     local s="$logs/$tag.real-server.log" c="$logs/$tag.jrdma-client.log" ok=0
-    "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args" >"$s" 2>&1 &
+    ("$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args"; echo "[exit status $?]") >"$s" 2>&1 &
     local spid=$!
     "$lab" exec --vm 1 --timeout 15 -n -- "rxelab-wait-listen $TCP_PORT 10" >/dev/null 2>&1 || ok=1
-    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
-        "$VM_IP" >"$c" 2>&1 || ok=1
-    wait "$spid" || ok=1
+    (timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
+        "$VM_IP"; echo "[exit status $?]") >"$c" 2>&1
+    wait "$spid"
+    exited0 "$s" && exited0 "$c" || ok=1
     check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
     report "real-server/jrdma-client $name" "$ok" "$s" "$c"
+    ((ok == 0)) || guest_dmesg >>"$s"
 
     # jrdma server + real client in vm1
     s="$logs/$tag.jrdma-server.log" c="$logs/$tag.real-client.log" ok=0
-    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)) \
-        >"$s" 2>&1 &
+    (timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5)); \
+        echo "[exit status $?]") >"$s" 2>&1 &
     spid=$!
     wait_host_listen 20 || ok=1
-    "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1" >"$c" 2>&1 || ok=1
-    wait "$spid" || ok=1
+    ("$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1"; echo "[exit status $?]") >"$c" 2>&1
+    wait "$spid"
+    exited0 "$s" && exited0 "$c" || ok=1
     check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
     report "jrdma-server/real-client $name" "$ok" "$s" "$c"
+    ((ok == 0)) || guest_dmesg >>"$c"
 }
 
 start=$SECONDS
@@ -215,7 +232,8 @@ perftest ib_send_bw 60 -s 4097 -n 50 -q 4
 perftest ib_read_bw 60 -s 1 -n 200
 perftest ib_read_bw 60 -s 4095 -n 100
 perftest ib_read_bw 60 -s 4097 -n 100
-perftest ib_read_bw 120 -s 1048576 -n 5
+# -t 1: one 1 MiB READ at a time, so that a responder on the host does not burst 5 MiB into the emulated guest
+perftest ib_read_bw 120 -s 1048576 -n 5 -t 1
 perftest ib_read_bw 60 -s 4095 -n 50 -q 4
 perftest ib_atomic_bw 60 -A FETCH_AND_ADD -n 200
 perftest ib_atomic_bw 60 -A CMP_AND_SWAP -n 200

@@ -118,12 +118,11 @@ final class Completer {
             if (forward) {
                 req.retryLeft = qp.retryCnt; // it acknowledges new PSNs: forward progress, the count starts over
             }
-            if (req.retryLeft == 0) {
+            if (!spendRetry()) {
                 engine.counters.increment(Counter.RETRY_EXCEEDED_ERR);
                 failHead(WcStatus.RETRY_EXC_ERR);
                 return;
             }
-            req.retryLeft--;
             goBack(psn);
             req.armTimer(nowNs);
             return;
@@ -305,15 +304,31 @@ final class Completer {
             return 0;
         }
         engine.counters.increment(Counter.COMPLETER_RETRY_ERR);
-        if (req.retryLeft == 0) {
+        if (!spendRetry()) {
             engine.counters.increment(Counter.RETRY_EXCEEDED_ERR);
             failHead(WcStatus.RETRY_EXC_ERR);
             return 1;
         }
-        req.retryLeft--;
         goBack(req.unackedPsn);
         req.armTimer(nowNs);
         return 1;
+    }
+
+    /**
+     * Spends one transport retry; false when none is left. As rxe's completer ({@code if (qp->comp.retry_cnt != 7)
+     * qp->comp.retry_cnt--;}), a retry_cnt of 7 is never spent: kernel rxe retries forever then, as it does for an
+     * rnr_retry of 7, and so does this device (the IBA makes only rnr_retry 7 infinite).
+     */
+    private boolean spendRetry() {
+        Requester req = qp.requester;
+        if (qp.retryCnt == 7) {
+            return true;
+        }
+        if (req.retryLeft == 0) {
+            return false;
+        }
+        req.retryLeft--;
+        return true;
     }
 
     /** Completes the oldest send WQE with an error and moves the QP to ERR, which flushes the rest. */
