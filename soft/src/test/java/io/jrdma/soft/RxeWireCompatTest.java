@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Byte compatibility with kernel rxe: for the first request of a given opcode in a capture of real rxe traffic
- * (../shared/vectors/rxe), the soft device is set up with the same QPNs and PSN and posts the same work request;
+ * (vectors/rxe), the soft device is set up with the same QPNs and PSN and posts the same work request;
  * the packet it sends must equal rxe's byte for byte up to the ICRC (which covers IP addresses that differ), and
  * its UDP source port must be the one rxe derived from the same QPN pair. The responder's ACK is compared too.
  */
@@ -50,12 +50,13 @@ class RxeWireCompatTest {
             return Path.of(override);
         }
         for (Path d = Path.of(System.getProperty("user.dir")).toAbsolutePath(); d != null; d = d.getParent()) {
-            Path c = d.resolve("shared/vectors/rxe");
-            if (Files.isDirectory(c)) {
-                return c;
+            for (Path c : new Path[] {d.resolve("vectors/rxe"), d.resolve("shared/vectors/rxe")}) {
+                if (Files.isDirectory(c)) {
+                    return c;
+                }
             }
         }
-        return fail("no shared/vectors/rxe above " + System.getProperty("user.dir"));
+        return fail("no vectors/rxe or shared/vectors/rxe above " + System.getProperty("user.dir"));
     }
 
     static List<Captured> packets(String file) throws IOException {

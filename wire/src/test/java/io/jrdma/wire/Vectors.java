@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Locates the kernel rxe golden vectors ({@code shared/vectors/rxe} beside the repository) and parses their README.
+ * Locates the kernel rxe golden vectors ({@code vectors/rxe} in the repository, or {@code shared/vectors/rxe} beside it) and parses their README.
  * Missing vectors fail the tests unless the environment variable JRDMA_NO_VECTORS is set.
  */
 final class Vectors {
@@ -39,14 +39,15 @@ final class Vectors {
         }
         Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath();
         for (Path d = start; d != null; d = d.getParent()) {
-            Path candidate = d.resolve("shared").resolve("vectors").resolve("rxe");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
+            for (Path candidate : new Path[] {d.resolve("vectors/rxe"), d.resolve("shared/vectors/rxe")}) {
+                if (Files.isDirectory(candidate)) {
+                    return candidate;
+                }
             }
         }
         assumeTrue(System.getenv("JRDMA_NO_VECTORS") == null, "JRDMA_NO_VECTORS set: golden vector tests skipped");
-        return fail("golden vectors not found: no shared/vectors/rxe in " + start + " or any parent directory "
-                + "(expected <clone>/../shared/vectors/rxe; set JRDMA_VECTORS=<dir>, or JRDMA_NO_VECTORS=1 to skip)");
+        return fail("golden vectors not found: no vectors/rxe or shared/vectors/rxe in " + start + " or any parent "
+                + "directory (expected <clone>/vectors/rxe; set JRDMA_VECTORS=<dir>, or JRDMA_NO_VECTORS=1 to skip)");
     }
 
     /** Every .pcap file in the vectors directory, sorted; at least one. */
