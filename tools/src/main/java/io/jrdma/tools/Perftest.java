@@ -70,7 +70,7 @@ import java.util.concurrent.locks.LockSupport;
  * every receive's length, exiting 1 on a mismatch; {@code --check} fills each QP's regions with a pattern seeded by
  * that QP's PSN and, where both ends are jrdma, verifies the bytes that arrived (and the atomics' results).
  */
-final class Perftest {
+final class Perftest implements ToolSession {
 
     /** sysconf(_SC_PAGESIZE) as perftest's cycle buffer. */
     static final int PAGE = 4096;
@@ -152,25 +152,11 @@ final class Perftest {
             out.println("Version: " + PerftestExchange.VERSION);
             return 0;
         }
-        Perftest p = new Perftest(o, out);
-        try {
-            return p.run();
-        } catch (Exception e) {
-            out.flush();
-            String m = e.getMessage();
-            err.println(tool.command + ": error: " + (m == null || m.isBlank() ? e.toString() : m));
-            return 1;
-        } finally {
-            out.flush();
-            try {
-                p.close();
-            } catch (RuntimeException e) {
-                err.println(tool.command + ": error: closing: " + e.getMessage());
-            }
-        }
+        return ToolSession.execute(tool.command, new Perftest(o, out), out, err);
     }
 
-    private int run() throws Exception {
+    @Override
+    public int run() throws Exception {
         context = Verbs.device(o.ibDev).open();
         DeviceAttr dev = context.queryDevice();
         PortAttr port = context.queryPort(o.ibPort);
@@ -949,7 +935,8 @@ final class Perftest {
 
     // ---------------------------------------------------------------- teardown
 
-    private void close() {
+    @Override
+    public void close() {
         RuntimeException failure = null;
         if (exchange != null) {
             try {

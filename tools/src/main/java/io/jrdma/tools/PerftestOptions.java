@@ -88,57 +88,35 @@ final class PerftestOptions {
      */
     static PerftestOptions parse(PerftestTool tool, String[] args) {
         PerftestOptions o = new PerftestOptions(tool);
-        int i = 0;
-        boolean optionsDone = false;
-        while (i < args.length) {
-            String a = args[i++];
-            if (optionsDone || !a.startsWith("-") || a.equals("-")) {
-                if (o.serverName != null) {
-                    throw new IllegalArgumentException("unexpected argument '" + a + "'");
-                }
-                o.serverName = a;
-                continue;
+        Getopt.scan(args, new Getopt.Handler() {
+            @Override
+            public String shortName(String name) {
+                return longToShort(name);
             }
-            if (a.equals("--")) {
-                optionsDone = true;
-                continue;
+
+            @Override
+            public boolean takesValue(String opt) {
+                return PerftestOptions.takesValue(opt);
             }
-            if (a.startsWith("--")) {
-                int eq = a.indexOf('=');
-                String name = eq < 0 ? a.substring(2) : a.substring(2, eq);
-                String value = eq < 0 ? null : a.substring(eq + 1);
-                String opt = longToShort(name);
-                if (takesValue(opt)) {
-                    if (value == null) {
-                        if (i >= args.length) {
-                            throw new IllegalArgumentException("option '--" + name + "' requires an argument");
-                        }
-                        value = args[i++];
-                    }
-                    o.set(opt, value);
-                } else if (value != null) {
-                    throw new IllegalArgumentException("option '--" + name + "' doesn't allow an argument");
-                } else {
-                    o.flag(opt);
-                }
-                continue;
+
+            @Override
+            public void value(String opt, String value) {
+                o.set(opt, value);
             }
-            for (int c = 1; c < a.length(); c++) {
-                String opt = a.substring(c, c + 1);
-                if (takesValue(opt)) {
-                    String value = a.substring(c + 1);
-                    if (value.isEmpty()) {
-                        if (i >= args.length) {
-                            throw new IllegalArgumentException("option requires an argument -- '" + opt + "'");
-                        }
-                        value = args[i++];
-                    }
-                    o.set(opt, value);
-                    break;
-                }
+
+            @Override
+            public void flag(String opt) {
                 o.flag(opt);
             }
-        }
+
+            @Override
+            public void operand(String arg) {
+                if (o.serverName != null) {
+                    throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+                }
+                o.serverName = arg;
+            }
+        });
         if (!o.help && !o.version) {
             o.validate();
         }
@@ -199,10 +177,10 @@ final class PerftestOptions {
                 size = range(value, "-s", 1, Integer.MAX_VALUE);
                 sizeGiven = true;
             }
-            case "n" -> iters = number(value, "-n");
+            case "n" -> iters = Getopt.number(value, "-n");
             case "D" -> duration = (int) range(value, "-D", 1, 86400);
             case "m" -> {
-                mtu = (int) number(value, "-m");
+                mtu = (int) Getopt.number(value, "-m");
                 if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
                     throw new IllegalArgumentException(" Invalid MTU - " + mtu + ". Please choose mtu from "
                             + "{256,512,1024,2048,4096}");
@@ -211,7 +189,7 @@ final class PerftestOptions {
             case "q" -> numQps = (int) range(value, "-q", 1, 4096);
             case "c" -> connection(value);
             case "t" -> {
-                txDepth = (int) number(value, "-t");
+                txDepth = (int) Getopt.number(value, "-t");
                 txDepthGiven = true;
             }
             case "l" -> postList = (int) range(value, "-l", 1, 15000);
@@ -236,18 +214,7 @@ final class PerftestOptions {
             case "S" -> sl = (int) range(value, "-S", 0, 15);
             case "r" -> rxDepth = (int) range(value, "-r", 1, 15000);
             case "Q" -> cqMod = (int) range(value, "-Q", 1, 1024);
-            case "timeout" -> {
-                double s;
-                try {
-                    s = Double.parseDouble(value);
-                } catch (NumberFormatException e) {
-                    s = -1;
-                }
-                if (s <= 0 || s > 86400) {
-                    throw new IllegalArgumentException("bad timeout '" + value + "' (seconds)");
-                }
-                timeoutMs = Math.round(s * 1000);
-            }
+            case "timeout" -> timeoutMs = Getopt.timeoutMillis(value);
             default -> throw new IllegalStateException("option -" + opt);
         }
     }
@@ -342,13 +309,9 @@ final class PerftestOptions {
         }
     }
 
-    /** C's strtol(s, NULL, 0), but strict: the whole string must be a number. */
-    static long number(String s, String option) {
-        return PingpongOptions.number(s, option);
-    }
 
     private static long range(String s, String option, long min, long max) {
-        long v = number(s, option);
+        long v = Getopt.number(s, option);
         if (v < min || v > max) {
             throw new IllegalArgumentException(option + " should be between " + min + " and " + max);
         }

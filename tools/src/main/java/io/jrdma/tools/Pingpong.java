@@ -53,7 +53,7 @@ import java.util.concurrent.TimeoutException;
  * additionally checks every completion's opcode and length, and with {@code -c} exits 1 when the server finds
  * invalid data (the real tool only prints it).
  */
-final class Pingpong {
+final class Pingpong implements ToolSession {
 
     private static final int RECV_WRID = 1;
     private static final int SEND_WRID = 2;
@@ -97,25 +97,11 @@ final class Pingpong {
             out.println(o.usage());
             return 0;
         }
-        Pingpong p = new Pingpong(o, out);
-        try {
-            return p.run();
-        } catch (Exception e) {
-            out.flush();
-            String m = e.getMessage();
-            err.println(kind.tool + ": error: " + (m == null || m.isBlank() ? e.toString() : m));
-            return 1;
-        } finally {
-            out.flush();
-            try {
-                p.close();
-            } catch (RuntimeException e) {
-                err.println(kind.tool + ": error: closing: " + e.getMessage());
-            }
-        }
+        return ToolSession.execute(kind.tool, new Pingpong(o, out), out, err);
     }
 
-    private int run() throws Exception {
+    @Override
+    public int run() throws Exception {
         if (o.odp) {
             throw new IllegalStateException(
                     "The device isn't ODP capable or does not support RC send and receive with ODP");
@@ -323,7 +309,8 @@ final class Pingpong {
         }
     }
 
-    private void close() {
+    @Override
+    public void close() {
         RuntimeException failure = null;
         for (AutoCloseable c : new AutoCloseable[] {qp, cq, mr, ah, pd, channel, context}) {
             if (c == null) {

@@ -1,6 +1,5 @@
 package io.jrdma.tools;
 
-import java.util.Locale;
 
 /**
  * The command line of ibv_rc_pingpong / ibv_ud_pingpong, parsed as their getopt_long does: short options with the
@@ -60,57 +59,35 @@ final class PingpongOptions {
      */
     static PingpongOptions parse(Kind kind, String[] args) {
         PingpongOptions o = new PingpongOptions(kind);
-        int i = 0;
-        boolean optionsDone = false;
-        while (i < args.length) {
-            String a = args[i++];
-            if (optionsDone || !a.startsWith("-") || a.equals("-")) {
+        Getopt.scan(args, new Getopt.Handler() {
+            @Override
+            public String shortName(String name) {
+                return longToShort(kind, name);
+            }
+
+            @Override
+            public boolean takesValue(String opt) {
+                return PingpongOptions.takesValue(kind, opt);
+            }
+
+            @Override
+            public void value(String opt, String value) {
+                o.set(opt, value);
+            }
+
+            @Override
+            public void flag(String opt) {
+                o.flag(opt);
+            }
+
+            @Override
+            public void operand(String arg) {
                 if (o.serverName != null) {
-                    throw new IllegalArgumentException("unexpected argument '" + a + "'");
+                    throw new IllegalArgumentException("unexpected argument '" + arg + "'");
                 }
-                o.serverName = a;
-                continue;
+                o.serverName = arg;
             }
-            if (a.equals("--")) {
-                optionsDone = true;
-                continue;
-            }
-            String name;
-            String value = null;
-            if (a.startsWith("--")) {
-                int eq = a.indexOf('=');
-                name = eq < 0 ? a.substring(2) : a.substring(2, eq);
-                value = eq < 0 ? null : a.substring(eq + 1);
-                name = longToShort(kind, name);
-            } else {
-                name = a.substring(1, 2);
-                if (a.length() > 2) {
-                    value = a.substring(2);
-                }
-            }
-            if (takesValue(kind, name)) {
-                if (value == null) {
-                    if (i >= args.length) {
-                        throw new IllegalArgumentException("option " + a + " needs a value");
-                    }
-                    value = args[i++];
-                }
-                o.set(name, value);
-            } else if (value != null && !a.startsWith("--")) {
-                // clustered flags, as getopt: -ec
-                o.flag(name);
-                for (char c : value.toCharArray()) {
-                    if (takesValue(kind, String.valueOf(c))) {
-                        throw new IllegalArgumentException("option -" + c + " cannot be clustered");
-                    }
-                    o.flag(String.valueOf(c));
-                }
-            } else if (value != null) {
-                throw new IllegalArgumentException("option --" + name + " takes no value");
-            } else {
-                o.flag(name);
-            }
-        }
+        });
         return o;
     }
 
@@ -145,51 +122,40 @@ final class PingpongOptions {
     private void set(String name, String value) {
         switch (name) {
             case "p" -> {
-                port = (int) number(value, "-p");
+                port = (int) Getopt.number(value, "-p");
                 if (port < 0 || port > 65535) {
                     throw new IllegalArgumentException("bad TCP port '" + value + "'");
                 }
             }
             case "d" -> ibDev = value;
             case "i" -> {
-                ibPort = (int) number(value, "-i");
+                ibPort = (int) Getopt.number(value, "-i");
                 if (ibPort < 1) {
                     throw new IllegalArgumentException("bad IB port '" + value + "'");
                 }
             }
             case "s" -> {
-                size = number(value, "-s");
+                size = Getopt.number(value, "-s");
                 if (size < 1 || size > Integer.MAX_VALUE - 64) {
                     throw new IllegalArgumentException("bad size '" + value + "'");
                 }
             }
             case "m" -> {
-                mtu = (int) number(value, "-m");
+                mtu = (int) Getopt.number(value, "-m");
                 if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
                     throw new IllegalArgumentException("bad MTU '" + value + "' (256, 512, 1024, 2048 or 4096)");
                 }
             }
             case "r" -> {
-                rxDepth = (int) number(value, "-r");
+                rxDepth = (int) Getopt.number(value, "-r");
                 if (rxDepth < 1) {
                     throw new IllegalArgumentException("bad rx depth '" + value + "'");
                 }
             }
-            case "n" -> iters = number(value, "-n");
-            case "l" -> sl = (int) number(value, "-l");
-            case "g" -> gidIdx = (int) number(value, "-g");
-            case "T" -> {
-                double s;
-                try {
-                    s = Double.parseDouble(value);
-                } catch (NumberFormatException e) {
-                    s = -1;
-                }
-                if (s <= 0 || s > 86400) {
-                    throw new IllegalArgumentException("bad timeout '" + value + "' (seconds)");
-                }
-                timeoutMs = Math.round(s * 1000);
-            }
+            case "n" -> iters = Getopt.number(value, "-n");
+            case "l" -> sl = (int) Getopt.number(value, "-l");
+            case "g" -> gidIdx = (int) Getopt.number(value, "-g");
+            case "T" -> timeoutMs = Getopt.timeoutMillis(value);
             default -> throw new IllegalArgumentException("unknown option " + name);
         }
     }
@@ -219,21 +185,6 @@ final class PingpongOptions {
         return new IllegalArgumentException("unrecognized option '" + shown + "'");
     }
 
-    /** C's strtoul(s, NULL, 0), but strict: the whole string must be a number. */
-    static long number(String s, String option) {
-        String t = s.trim().toLowerCase(Locale.ROOT);
-        try {
-            if (t.startsWith("0x")) {
-                return Long.parseLong(t.substring(2), 16);
-            }
-            if (t.length() > 1 && t.startsWith("0")) {
-                return Long.parseLong(t.substring(1), 8);
-            }
-            return Long.parseLong(t);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("bad value '" + s + "' for " + option);
-        }
-    }
 
     /** The usage text of the tool, after the real one's. */
     String usage() {
