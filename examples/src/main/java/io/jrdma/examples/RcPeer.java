@@ -175,24 +175,7 @@ public final class RcPeer implements AutoCloseable {
 
     @Override
     public void close() {
-        RuntimeException failure = null;
-        for (AutoCloseable c : new AutoCloseable[] {qp, mr, cq, pd, context}) {
-            if (c == null) {
-                continue;
-            }
-            try {
-                c.close();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e instanceof RuntimeException r ? r : new IllegalStateException(e);
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure; // the memory stays mapped: the device may still be using it
-        }
+        Resources.closeAll(qp, mr, cq, pd, context); // on failure the memory stays mapped: the device may use it
         arena.close();
     }
 }

@@ -1,5 +1,6 @@
 package io.jrdma.tools;
 
+import io.jrdma.examples.Resources;
 import io.jrdma.tools.PerftestExchange.BwReport;
 import io.jrdma.tools.PerftestExchange.Dest;
 import io.jrdma.tools.PerftestOptions.AtomicType;
@@ -958,19 +959,13 @@ final class Perftest implements ToolSession {
         all[k++] = pd;
         all[k++] = channel;
         all[k] = context;
-        for (AutoCloseable c : all) {
-            if (c == null) {
-                continue;
+        try {
+            Resources.closeAll(all);
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                throw e;
             }
-            try {
-                c.close();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e instanceof RuntimeException r ? r : new IllegalStateException(e);
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
+            failure.addSuppressed(e);
         }
         if (failure != null) {
             throw failure;

@@ -7,9 +7,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ConnectException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -51,7 +48,6 @@ final class PerftestExchange implements Closeable {
     /** The MTU item: sizeof(char[2]). */
     static final int MTU_BYTES = 2;
 
-    private static final long RETRY_DELAY_MS = 100;
     private static final int DONE_WAIT_MS = 2000;
     private static final int DONE_BYTES = 5;
 
@@ -127,49 +123,16 @@ final class PerftestExchange implements Closeable {
 
     /** The client: connects to {@code host:port}, retrying while nobody listens, up to {@code timeoutMs} (0: once). */
     static PerftestExchange connect(String host, int port, long timeoutMs) throws IOException {
-        long deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (true) {
-            Socket s = new Socket();
-            try {
-                s.connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeoutMs));
-                return configure(s, true, timeoutMs);
-            } catch (ConnectException e) {
-                s.close();
-                if (timeoutMs == 0 || System.nanoTime() - deadlineNs > 0) {
-                    throw new ConnectException("Couldn't connect to " + host + ":" + port);
-                }
-            } catch (IOException e) {
-                s.close();
-                throw e;
-            }
-            try {
-                Thread.sleep(RETRY_DELAY_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while connecting to " + host + ":" + port, e);
-            }
-        }
+        return open(Rendezvous.connect(host, port, timeoutMs), true);
     }
 
     /** The server: listens on {@code port} (all addresses, SO_REUSEADDR) and accepts one client. */
     static PerftestExchange accept(int port, long timeoutMs) throws IOException {
-        try (ServerSocket listener = new ServerSocket()) {
-            listener.setReuseAddress(true);
-            listener.bind(new InetSocketAddress(port), 1);
-            listener.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
-            try {
-                return configure(listener.accept(), false, timeoutMs);
-            } catch (SocketTimeoutException e) {
-                throw new SocketTimeoutException("no client connected to TCP port " + port + " within " + timeoutMs
-                        + " ms");
-            }
-        }
+        return open(Rendezvous.accept(port, timeoutMs), false);
     }
 
-    private static PerftestExchange configure(Socket s, boolean client, long timeoutMs) throws IOException {
+    private static PerftestExchange open(Socket s, boolean client) throws IOException {
         try {
-            s.setTcpNoDelay(true);
-            s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
             return new PerftestExchange(s, client);
         } catch (IOException e) {
             s.close();

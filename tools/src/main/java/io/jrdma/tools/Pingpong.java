@@ -1,5 +1,6 @@
 package io.jrdma.tools;
 
+import io.jrdma.examples.Resources;
 import io.jrdma.tools.PingpongExchange.Dest;
 import io.jrdma.tools.PingpongOptions.Kind;
 import io.jrdma.verbs.Access;
@@ -311,24 +312,7 @@ final class Pingpong implements ToolSession {
 
     @Override
     public void close() {
-        RuntimeException failure = null;
-        for (AutoCloseable c : new AutoCloseable[] {qp, cq, mr, ah, pd, channel, context}) {
-            if (c == null) {
-                continue;
-            }
-            try {
-                c.close();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e instanceof RuntimeException r ? r : new IllegalStateException(e);
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        Resources.closeAll(qp, cq, mr, ah, pd, channel, context);
         arena.close();
     }
 }

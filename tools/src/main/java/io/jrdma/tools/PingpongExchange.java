@@ -5,9 +5,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ConnectException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +24,6 @@ final class PingpongExchange {
     /** sizeof "done". */
     static final int DONE_BYTES = 5;
 
-    private static final long RETRY_DELAY_MS = 100;
 
     /** One side's address: what the message carries. */
     record Dest(int lid, int qpn, int psn, Gid gid) {
@@ -81,9 +77,7 @@ final class PingpongExchange {
      * one attempt, as the real tool), sends {@code local}, reads the server's address and answers "done".
      */
     static Dest client(String host, int port, Dest local, long timeoutMs) throws IOException {
-        try (Socket s = connect(host, port, timeoutMs)) {
-            s.setTcpNoDelay(true);
-            s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
+        try (Socket s = Rendezvous.connect(host, port, timeoutMs)) {
             OutputStream out = s.getOutputStream();
             out.write(local.toWire());
             out.flush();
@@ -99,21 +93,7 @@ final class PingpongExchange {
      * {@code connector}, answers with {@code local} and reads "done".
      */
     static Dest server(int port, Dest local, Connector connector, long timeoutMs) throws Exception {
-        Socket s;
-        try (ServerSocket listener = new ServerSocket()) {
-            listener.setReuseAddress(true);
-            listener.bind(new InetSocketAddress(port), 1);
-            listener.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
-            try {
-                s = listener.accept();
-            } catch (SocketTimeoutException e) {
-                throw new SocketTimeoutException("no client connected to TCP port " + port + " within "
-                        + timeoutMs + " ms");
-            }
-        }
-        try (Socket conn = s) {
-            conn.setTcpNoDelay(true);
-            conn.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
+        try (Socket conn = Rendezvous.accept(port, timeoutMs)) {
             Dest remote = Dest.fromWire(readFully(conn.getInputStream(), MESSAGE_BYTES, "the remote address"));
             connector.connect(remote);
             OutputStream out = conn.getOutputStream();
@@ -125,31 +105,6 @@ final class PingpongExchange {
                         + new String(done, StandardCharsets.US_ASCII) + "'");
             }
             return remote;
-        }
-    }
-
-    private static Socket connect(String host, int port, long timeoutMs) throws IOException {
-        long deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (true) {
-            Socket s = new Socket();
-            try {
-                s.connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeoutMs));
-                return s;
-            } catch (ConnectException e) {
-                s.close();
-                if (timeoutMs == 0 || System.nanoTime() - deadlineNs > 0) {
-                    throw new ConnectException("Couldn't connect to " + host + ":" + port);
-                }
-            } catch (IOException e) {
-                s.close();
-                throw e;
-            }
-            try {
-                Thread.sleep(RETRY_DELAY_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while connecting to " + host + ":" + port, e);
-            }
         }
     }
 
