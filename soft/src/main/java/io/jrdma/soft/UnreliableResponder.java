@@ -212,7 +212,7 @@ final class UnreliableResponder {
             long va = Reth.va(pkt, op.rethOffset());
             int rkey = Reth.rkey(pkt, op.rethOffset());
             long len = Reth.dmaLength(pkt, op.rethOffset()) & 0xFFFFFFFFL;
-            SoftMr mr = len == 0 ? null : remoteRegion(rkey, va, len);
+            SoftMr mr = len == 0 ? null : RemoteKeys.resolve(qp, rkey, va, len, Access.REMOTE_WRITE);
             if (len != 0 && mr == null) {
                 drop(); // rkey violation on UC: class E, silently dropped (rxe without SRQ)
                 return;
@@ -248,16 +248,6 @@ final class UnreliableResponder {
                         ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, qp.qpn, qp.destQpn, Bth.solicited(pkt, 0));
             }
         }
-    }
-
-    /** The region {@code rkey} names if this QP may write {@code [va, va + len)} of it, else null. */
-    private SoftMr remoteRegion(int rkey, long va, long len) {
-        SoftMr mr = qp.context.mrs.lookup(rkey);
-        if (mr == null || mr.pd != qp.pd || !mr.allows(Access.REMOTE_WRITE)
-                || (qp.accessFlags & Access.REMOTE_WRITE) == 0 || !mr.covers(va, len)) {
-            return null;
-        }
-        return mr;
     }
 
     /** Drops the message this packet belongs to (or the one in progress) and every packet up to the next start. */
