@@ -1,0 +1,116 @@
+package io.jrdma.examples.noncontig;
+
+import io.jrdma.examples.Endpoint;
+import io.jrdma.examples.Resources;
+import io.jrdma.soft.SoftContext;
+import io.jrdma.soft.SoftDevice;
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpAttrMask;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+
+/**
+ * One side of the benchmark's RC connection: an open soft device, one registered buffer holding every region this
+ * side uses, one CQ for both queues, and an RC QP sized for the layout (send and receive queues as deep as the
+ * work requests of one message, as many SGEs per request as the benchmark uses).
+ */
+final class Peer implements AutoCloseable {
+
+    static final int IB_PORT = 1;
+    static final int GID_INDEX = 1;
+    private static final int MIN_RNR_TIMER = 1; // 0.01 ms: RECVs are posted before the SENDs, so RNR is rare
+    private static final int ACK_TIMEOUT = 14; // 4.096 us * 2^14 = 67 ms
+    private static final int RETRY_COUNT = 7;
+    private static final int RNR_RETRY = 7; // 7 = retry forever
+    private static final int HOP_LIMIT = 64;
+    private static final int ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+
+    private final SoftContext context;
+    private final Arena arena = Arena.ofShared();
+    private ProtectionDomain pd;
+    private MemorySegment buffer;
+    private MemoryRegion mr;
+    private CompletionQueue cq;
+    private QueuePair qp;
+
+    private Peer(SoftContext context) {
+        this.context = context;
+    }
+
+    /** Opens {@code device}; {@link #create} then makes the resources, once the device's limits are known. */
+    static Peer open(SoftDevice device) {
+        return new Peer(device.open());
+    }
+
+    /**
+     * Creates a zeroed buffer of {@code bytes}, registered, and a QP of {@code wrDepth} requests of up to
+     * {@code maxSge} entries on each queue, in INIT. On failure the caller closes this peer.
+     */
+    void create(long bytes, int wrDepth, int maxSge) {
+        pd = context.allocPd();
+        buffer = arena.allocate(bytes, 4096);
+        mr = pd.registerMemory(buffer, ACCESS);
+        cq = context.createCq(2 * wrDepth + 4);
+        qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq)
+                .cap(new QpCap(wrDepth, wrDepth, maxSge, maxSge, 0)));
+        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(IB_PORT).qpAccessFlags(ACCESS),
+                EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+    }
+
+    SoftContext context() {
+        return context;
+    }
+
+    MemorySegment buffer() {
+        return buffer;
+    }
+
+    MemoryRegion mr() {
+        return mr;
+    }
+
+    CompletionQueue cq() {
+        return cq;
+    }
+
+    QueuePair qp() {
+        return qp;
+    }
+
+    Endpoint endpoint(int psn) {
+        return new Endpoint(context.queryPort(IB_PORT).lid(), qp.qpNum(), psn, context.queryGid(IB_PORT, GID_INDEX),
+                mr.rkey(), mr.address());
+    }
+
+    /** Moves the QP through RTR to RTS, connected to {@code remote}, with {@code rdAtomic} READs in flight. */
+    void connect(Endpoint local, Endpoint remote, Mtu pathMtu, int rdAtomic) {
+        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(pathMtu).destQpNum(remote.qpn()).rqPsn(remote.psn())
+                        .maxDestRdAtomic(rdAtomic).minRnrTimer(MIN_RNR_TIMER)
+                        .ahAttr(new AhAttr().isGlobal(true).dgid(remote.gid()).sgidIndex(GID_INDEX).hopLimit(HOP_LIMIT)
+                                .dlid(remote.lid()).portNum(IB_PORT)),
+                EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
+                        QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
+        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(local.psn()).timeout(ACK_TIMEOUT).retryCnt(RETRY_COUNT)
+                        .rnrRetry(RNR_RETRY).maxRdAtomic(rdAtomic),
+                EnumSet.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
+                        QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
+    }
+
+    @Override
+    public void close() {
+        Resources.closeAll(qp, mr, cq, pd, context); // on failure the memory stays mapped: the device may use it
+        arena.close();
+    }
+}
