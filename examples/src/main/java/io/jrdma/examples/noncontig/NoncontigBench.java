@@ -1,6 +1,7 @@
 package io.jrdma.examples.noncontig;
 
 import io.jrdma.soft.SoftDevice;
+import io.jrdma.soft.Threading;
 import io.jrdma.verbs.DeviceAttr;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
@@ -15,6 +16,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -34,6 +36,8 @@ final class NoncontigBench implements AutoCloseable {
     private static final long PAGE = 4096;
     private static final int RD_ATOMIC = 16;
     private static final int WARMUP_BATCH = 20;
+    private static final long SPIN_POLLS = 1_000;
+    private static final long PARK_NS = 10_000;
     private static final int WARMUP_ROUNDS = 100;
     /** Rounds over all methods per layout. */
     static final int ROUNDS = 5;
@@ -52,6 +56,7 @@ final class NoncontigBench implements AutoCloseable {
     private final MemorySegment zeros;
     private final WorkCompletion[] wcs = new WorkCompletion[16];
     private final long deadlineNs;
+    private final boolean dedicated;
     private int seed;
     private Consumer<Method> afterTransfer; // tests only: damages a destination to prove verification fails
 
@@ -78,6 +83,7 @@ final class NoncontigBench implements AutoCloseable {
         this.bStrided = align(payloadMax);
         this.zeros = arena.allocate(64 << 10);
         this.deadlineNs = cfg.timeout().toNanos();
+        this.dedicated = cfg.threading() == Threading.DEDICATED;
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
@@ -300,6 +306,7 @@ final class NoncontigBench implements AutoCloseable {
      */
     private void awaitCompletions(Method method, int recvs) {
         boolean sendDone = false;
+        long polls = 0;
         long deadline = System.nanoTime() + deadlineNs;
         while (!sendDone || recvSeen < recvs) {
             a.context().progress();
@@ -314,6 +321,9 @@ final class NoncontigBench implements AutoCloseable {
                 for (int i = 0; i < n; i++) {
                     checkRecv(method, wcs[i]);
                 }
+            }
+            if (dedicated && ++polls > SPIN_POLLS) {
+                LockSupport.parkNanos(PARK_NS); // leave the cores to the engine threads
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException(method.label() + ", " + layout + ": no completion within "
