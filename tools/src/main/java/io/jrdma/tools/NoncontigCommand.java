@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code jrdma noncontig}: scatter/gather zero-copy against CPU packing for non-contiguous data. */
-@Command(name = "noncontig", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "noncontig", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 120,
         description = {"Non-contiguous data — block_num blocks of block_size bytes, stride bytes apart — moved "
                 + "between soft devices on two addresses in one process, six ways:",
             "  gather-WRITE    sender's SGE list over its strided blocks -> contiguous remote buffer "
