@@ -52,9 +52,9 @@ public class PostPollBenchmark {
     @State(Scope.Thread)
     public static class Pair {
         /** Address of the requester's device. */
-        public String addressA = "127.0.51.1";
+        static final String ADDRESS_A = "127.0.51.1";
         /** Address of the responder's device. */
-        public String addressB = "127.0.51.2";
+        static final String ADDRESS_B = "127.0.51.2";
 
         RcPair pair;
         SendWr writeInline;
@@ -65,7 +65,7 @@ public class PostPollBenchmark {
         /** Opens the devices, connects the QPs, fills the source bytes and builds the chains. */
         @Setup
         public void setup() {
-            pair = RcPair.open(addressA, addressB);
+            pair = RcPair.open(ADDRESS_A, ADDRESS_B);
             MemorySegment src = pair.a.buffer;
             for (int i = 0; i < BATCH * MESSAGE; i++) {
                 src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));
@@ -117,9 +117,9 @@ public class PostPollBenchmark {
     @State(Scope.Thread)
     public static class Udp {
         /** Address of the sending channel. */
-        public String addressTx = "127.0.51.3";
+        static final String ADDRESS_TX = "127.0.51.3";
         /** Address of the receiving channel. */
-        public String addressRx = "127.0.51.4";
+        static final String ADDRESS_RX = "127.0.51.4";
 
         DatagramChannel tx;
         DatagramChannel rx;
@@ -132,9 +132,9 @@ public class PostPollBenchmark {
         public void setup() {
             try {
                 tx = DatagramChannel.open(StandardProtocolFamily.INET);
-                tx.bind(new InetSocketAddress(addressTx, 0)).configureBlocking(false);
+                tx.bind(new InetSocketAddress(ADDRESS_TX, 0)).configureBlocking(false);
                 rx = DatagramChannel.open(StandardProtocolFamily.INET);
-                rx.bind(new InetSocketAddress(addressRx, 0)).configureBlocking(false);
+                rx.bind(new InetSocketAddress(ADDRESS_RX, 0)).configureBlocking(false);
                 target = (InetSocketAddress) rx.getLocalAddress();
             } catch (IOException e) {
                 tearDown();

@@ -46,7 +46,7 @@ public class RegistrationBenchmark {
         @Param({"4096", "65536", "1048576", "16777216"})
         public int bytes;
         /** Address of the device. */
-        public String address = "127.0.51.5";
+        static final String ADDRESS = "127.0.51.5";
 
         Context context;
         ProtectionDomain pd;
@@ -60,7 +60,7 @@ public class RegistrationBenchmark {
             arena = Arena.ofShared(); // the soft device refuses memory of confined arenas
             try {
                 segment = arena.allocate(bytes, 4096);
-                context = SoftDevice.builder().name("jmh-mr").address(address).threading(Threading.INVOKER).build()
+                context = SoftDevice.builder().name("jmh-mr").address(ADDRESS).threading(Threading.INVOKER).build()
                         .open();
                 pd = context.allocPd();
             } catch (RuntimeException e) {
@@ -80,7 +80,7 @@ public class RegistrationBenchmark {
     @State(Scope.Thread)
     public static class Device {
         /** Address of the device. */
-        public String address = "127.0.51.6";
+        static final String ADDRESS = "127.0.51.6";
 
         Context context;
         ProtectionDomain pd;
@@ -90,7 +90,7 @@ public class RegistrationBenchmark {
         /** Opens the device, allocates a PD and a CQ, and builds the QP attributes. */
         @Setup
         public void setup() {
-            context = SoftDevice.builder().name("jmh-res").address(address).threading(Threading.INVOKER).build()
+            context = SoftDevice.builder().name("jmh-res").address(ADDRESS).threading(Threading.INVOKER).build()
                     .open();
             try {
                 pd = context.allocPd();

@@ -41,6 +41,10 @@ public class WireHeaderBenchmark {
     static final int PKEY = 0xFFFF;
     /** Length of BTH + RETH. */
     static final int WRITE_FIRST_HEADERS = Bth.LENGTH + Reth.LENGTH;
+    /** How many headers the decoder cycles through, so that no read can be hoisted out of JMH's loop. */
+    static final int DECODE_PACKETS = 8;
+    /** Distance between those headers. */
+    static final int DECODE_STRIDE = 32;
 
     private static final int WRITE_FIRST = Opcode.RC_RDMA_WRITE_FIRST.code();
     private static final int WRITE_MIDDLE = Opcode.RC_RDMA_WRITE_MIDDLE.code();
@@ -49,13 +53,14 @@ public class WireHeaderBenchmark {
 
     /** The packet buffer the encoders write into (direct, as the soft device's transmit buffer). */
     MemorySegment packet;
-    /** A WRITE FIRST header (PSN 0) that {@link #decodeWriteFirst} reads. */
+    /** {@link #DECODE_PACKETS} WRITE FIRST headers, PSN i at {@code i * DECODE_STRIDE}, for the decoder. */
     MemorySegment encoded;
     /** The baseline's prebuilt BTH + RETH. */
     MemorySegment template;
     /** What {@link #decodeWriteFirst} found; returned, so nothing it reads can be dropped. */
     final Decoded decoded = new Decoded();
     private int psn;
+    private int next;
 
     /** The fields read back from a WRITE FIRST header. */
     public static final class Decoded {
@@ -77,15 +82,17 @@ public class WireHeaderBenchmark {
     @Setup
     public void setup() {
         packet = MemorySegment.ofBuffer(ByteBuffer.allocateDirect(64));
-        encoded = MemorySegment.ofBuffer(ByteBuffer.allocateDirect(64));
+        encoded = MemorySegment.ofBuffer(ByteBuffer.allocateDirect(DECODE_PACKETS * DECODE_STRIDE));
         template = MemorySegment.ofBuffer(ByteBuffer.allocateDirect(WRITE_FIRST_HEADERS));
-        writeFirst(template, 0);
-        writeFirst(encoded, 0);
+        writeFirst(template, 0, 0);
+        for (int i = 0; i < DECODE_PACKETS; i++) {
+            writeFirst(encoded, (long) i * DECODE_STRIDE, i);
+        }
     }
 
-    private static void writeFirst(MemorySegment s, int psn) {
-        Bth.write(s, 0, WRITE_FIRST, false, false, 0, PKEY, DEST_QP, false, psn);
-        Reth.write(s, Bth.LENGTH, VA + psn, RKEY, DMA_LENGTH);
+    private static void writeFirst(MemorySegment s, long off, int psn) {
+        Bth.write(s, off, WRITE_FIRST, false, false, 0, PKEY, DEST_QP, false, psn);
+        Reth.write(s, off + Bth.LENGTH, VA + psn, RKEY, DMA_LENGTH);
     }
 
     private int nextPsn() {
@@ -97,7 +104,7 @@ public class WireHeaderBenchmark {
     @Benchmark
     public int encodeWriteFirst() {
         int p = nextPsn();
-        writeFirst(packet, p);
+        writeFirst(packet, 0, p);
         return p;
     }
 
@@ -118,16 +125,22 @@ public class WireHeaderBenchmark {
         return p;
     }
 
-    /** Opcode (through the opcode table), PSN, destination QP and the RETH fields of a WRITE FIRST. */
+    /**
+     * Opcode (through the opcode table), PSN, destination QP and the RETH fields of a WRITE FIRST: the next of the
+     * {@link #DECODE_PACKETS} headers, whose PSN is its index.
+     */
     @Benchmark
     public Decoded decodeWriteFirst() {
         MemorySegment s = encoded;
         Decoded d = decoded;
-        Opcode op = Opcode.of(Bth.opcode(s, 0));
+        int i = next;
+        next = (i + 1) & (DECODE_PACKETS - 1);
+        long off = (long) i * DECODE_STRIDE;
+        Opcode op = Opcode.of(Bth.opcode(s, off));
         d.opcode = op;
-        d.psn = Bth.psn(s, 0);
-        d.destQp = Bth.destQp(s, 0);
-        int reth = op.rethOffset();
+        d.psn = Bth.psn(s, off);
+        d.destQp = Bth.destQp(s, off);
+        long reth = off + op.rethOffset();
         d.va = Reth.va(s, reth);
         d.rkey = Reth.rkey(s, reth);
         d.dmaLength = Reth.dmaLength(s, reth);
