@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
         description = "RDMA verbs for Java with a software RoCEv2 device.",
         subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class,
             ThroughputCommand.class, LinkCommand.class, StatCommand.class, MonitorCommand.class,
-            CaptureCommand.class, TraceCommand.class, RcPingpongCommand.class, UdPingpongCommand.class})
+            CaptureCommand.class, TraceCommand.class, RcPingpongCommand.class, UdPingpongCommand.class,
+            ScaleCommand.class})
 public final class Jrdma implements Callable<Integer> {
 
     /** Exit status of a failed command. */
