@@ -24,11 +24,12 @@ import picocli.CommandLine.Spec;
         description = {"N connected RC QPs between two processes (default 1000): every QP RDMA-WRITEs and SENDs K "
                 + "messages, the receiver checks every byte per QP, then each side reports what one idle QP costs "
                 + "(heap, native memory, file descriptors) beyond its queue buffers (goal: 32 KiB).",
-            "  jrdma scale [options]                   both sides, each in its own JVM, on --server-addr and "
-                + "--client-addr",
-            "  jrdma scale server [--addr A] [options] one side: listens on TCP -p (default 18515)",
-            "  jrdma scale client HOST [--addr B] [options]",
-            "Exit status: 0 every QP's data verified on both sides, 1 failure, 2 bad usage."})
+            "",
+            "  jrdma scale [options]           both sides, each in a JVM of its own",
+            "  jrdma scale server [options]    one side, listening on TCP -p",
+            "  jrdma scale client HOST [options]",
+            "",
+            "Exit status: 0 every QP's data verified on both sides, 1 failure, 2 bad usage.", ""})
 final class ScaleCommand implements Callable<Integer> {
 
     static final int DEFAULT_PORT = 18515;
@@ -93,6 +94,10 @@ final class ScaleCommand implements Callable<Integer> {
             description = "both sides: the client's device address (default 127.0.0.2)")
     private String clientAddr;
 
+    /** For tests: the side damages one word of what it WRITEs on this QP, which its peer must catch. */
+    @Option(names = "--corrupt-qp", hidden = true, defaultValue = "-1")
+    private int corruptQp;
+
     @Option(names = "--jvm", paramLabel = "OPTION",
             description = "both sides: an option for the two JVMs (repeatable), e.g. --jvm=-Xmx1g")
     private List<String> jvm = new ArrayList<>();
@@ -114,13 +119,17 @@ final class ScaleCommand implements Callable<Integer> {
                     threading, Duration.ofSeconds(timeoutSeconds));
             checkRole();
         } catch (IllegalArgumentException e) {
-            err.println("scale: " + e.getMessage());
-            spec.commandLine().usage(err);
+            err.println("scale: " + e.getMessage() + " (jrdma scale --help lists the options)");
+            err.flush();
             return Jrdma.USAGE;
         }
         if (role == null) {
+            List<String> client = sideArgs(clientAddr, null);
+            if (corruptQp >= 0) {
+                client.addAll(List.of("--corrupt-qp", Integer.toString(corruptQp)));
+            }
             return new ScaleLauncher(out, err, cfg.timeout().toMillis()).run(
-                    sideArgs(serverAddr, port != null ? port : 0), serverAddr, sideArgs(clientAddr, null), jvm);
+                    sideArgs(serverAddr, port != null ? port : 0), serverAddr, client, jvm);
         }
         String who = role.toLowerCase(Locale.ROOT);
         try {
@@ -169,7 +178,7 @@ final class ScaleCommand implements Callable<Integer> {
             out.flush();
             try (ScaleExchange ex = ScaleExchange.accept(listener, ms);
                     ScaleSide side = new ScaleSide(ScaleSide.Role.SERVER, cfg, addr != null ? addr : "127.0.0.1",
-                            out)) {
+                            out, corruptQp)) {
                 return side.run(ex);
             }
         }
@@ -179,7 +188,8 @@ final class ScaleCommand implements Callable<Integer> {
         long ms = cfg.timeout().toMillis();
         int p = port != null ? port : DEFAULT_PORT;
         try (ScaleExchange ex = ScaleExchange.connect(host, p, ms);
-                ScaleSide side = new ScaleSide(ScaleSide.Role.CLIENT, cfg, addr != null ? addr : "127.0.0.2", out)) {
+                ScaleSide side = new ScaleSide(ScaleSide.Role.CLIENT, cfg, addr != null ? addr : "127.0.0.2", out,
+                        corruptQp)) {
             return side.run(ex);
         }
     }

@@ -36,18 +36,20 @@ final class ScaleMemory {
     }
 
     /**
-     * A class histogram in arrays sized before it is filled, keyed by a 64-bit hash of the class name: filling it
-     * keeps only the name strings, which are made after the JVM counted the live objects.
+     * A class histogram in arrays sized before it is filled, keyed by a 64-bit hash of the class name. Filling it
+     * allocates nothing that stays live except the name strings, which are made after the JVM counted the live
+     * objects, and only when names are kept (not for a baseline, whose strings would count in the next snapshot).
      */
     static final class Histogram {
         private static final int CAPACITY = 1 << 15;
         private final long[] keys = new long[CAPACITY];
         private final long[] instances = new long[CAPACITY];
         private final long[] bytes = new long[CAPACITY];
-        private final String[] names = new String[CAPACITY];
+        private final String[] names; // null: a baseline, whose name strings would outlive its own count
         private long total = -1;
 
-        Histogram() {
+        Histogram(boolean keepNames) {
+            names = keepNames ? new String[CAPACITY] : null;
         }
 
         /** Bytes of all live objects, or -1 when the JVM has no class histogram. */
@@ -61,10 +63,10 @@ final class ScaleMemory {
             return keys[at] == 0 ? new ClassUse(0, 0) : new ClassUse(instances[at], bytes[at]);
         }
 
-        /** The class names. */
+        /** The class names (none for a histogram that keeps no names). */
         List<String> names() {
             List<String> out = new ArrayList<>();
-            for (int i = 0; i < CAPACITY; i++) {
+            for (int i = 0; names != null && i < CAPACITY; i++) {
                 if (names[i] != null) {
                     out.add(names[i]);
                 }
@@ -86,7 +88,9 @@ final class ScaleMemory {
                     int at = slot(h);
                     if (keys[at] == 0) {
                         keys[at] = h;
-                        names[at] = m.group(3);
+                        if (names != null) {
+                            names[at] = m.group(3);
+                        }
                     }
                     instances[at] += Long.parseLong(m.group(1));
                     long b = Long.parseLong(m.group(2));
@@ -151,11 +155,11 @@ final class ScaleMemory {
 
     /**
      * The baseline. The arrays of its histogram and of the next snapshot's are allocated first, so both are live in
-     * every figure of both snapshots and cancel out of the difference.
+     * every figure of both snapshots and cancel out of the difference; its own histogram keeps no class names.
      */
     static Snapshot baseline() {
-        Histogram mine = new Histogram();
-        Histogram next = new Histogram();
+        Histogram mine = new Histogram(false);
+        Histogram next = new Histogram(true);
         long[] settled = settledHeap();
         mine.fill();
         return new Snapshot(settled[0], (int) settled[1], mine, direct(), nmtOther(), openFds(), next);

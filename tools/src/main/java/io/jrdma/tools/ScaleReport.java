@@ -29,7 +29,7 @@ import java.util.Set;
 record ScaleReport(int qps, double heap, double heapUsed, double nativeBytes, boolean nmt, double fds, long fdDelta,
         int sourcePorts, ScaleQueueBytes queues, int gcs, List<ClassGrowth> classes) {
 
-    private static final int TOP_CLASSES = 16;
+    private static final int TOP_CLASSES = 24;
     private static final int MIN_BYTES_PER_QP = 4;
 
     /** The growth of one class per QP. */

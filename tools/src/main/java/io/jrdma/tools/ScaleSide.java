@@ -89,6 +89,7 @@ final class ScaleSide implements AutoCloseable {
     private final String address;
     private final PrintWriter out;
     private final String who;
+    private final int corruptQp;
 
     private SoftContext ctx;
     private ProtectionDomain pd;
@@ -122,7 +123,12 @@ final class ScaleSide implements AutoCloseable {
     private int sendFailures;
     private int spins;
 
-    ScaleSide(Role role, ScaleConfig cfg, String address, PrintWriter out) {
+    /**
+     * A side that will open a device on {@code address}; {@code corruptQp} (for tests, -1 normally) names a QP whose
+     * first RDMA WRITE this side damages in one word, which the peer must report.
+     */
+    ScaleSide(Role role, ScaleConfig cfg, String address, PrintWriter out, int corruptQp) {
+        this.corruptQp = corruptQp;
         this.role = role;
         this.cfg = cfg;
         this.address = address;
@@ -220,6 +226,11 @@ final class ScaleSide implements AutoCloseable {
                 ScalePattern.fill(src, sourceOffset(i, j, WRITE), cfg.size(), seed, i, j, WRITE);
                 ScalePattern.fill(src, sourceOffset(i, j, SEND), cfg.size(), seed, i, j, SEND);
             }
+        }
+        if (corruptQp >= 0 && corruptQp < n) {
+            long at = sourceOffset(corruptQp, 0, WRITE);
+            src.set(ValueLayout.JAVA_LONG_UNALIGNED, at, ~src.get(ValueLayout.JAVA_LONG_UNALIGNED, at));
+            say("damaging the first RDMA WRITE of QP " + corruptQp + " (test of the receiver's check)");
         }
         qps = new QueuePair[n];
         psn = new int[n];
