@@ -31,6 +31,7 @@ record ScaleReport(int qps, double heap, double heapUsed, double nativeBytes, bo
 
     private static final int TOP_CLASSES = 24;
     private static final int MIN_BYTES_PER_QP = 4;
+    private static final int SMALL_RUN = 100;
 
     /** The growth of one class per QP. */
     record ClassGrowth(String name, double instances, double bytes) {
@@ -95,6 +96,10 @@ record ScaleReport(int qps, double heap, double heapUsed, double nativeBytes, bo
                 ScaleConfig.GOAL_BYTES, goalMet() ? "met" : "NOT met"));
         out.println(String.format(Locale.ROOT, "%sdescriptors    %9.3f per QP  (%d more for %d QPs; %d distinct UDP "
                 + "source ports, one socket each)", p, fds, fdDelta, qps, sourcePorts));
+        if (qps < SMALL_RUN) {
+            out.println(who + ": note: with fewer than " + SMALL_RUN + " QPs, one-time costs of the run (class loading, "
+                    + "method handles, about 40 KB) weigh on these per-QP figures");
+        }
         out.println(who + ": heap growth per QP by class (>= " + MIN_BYTES_PER_QP + " B per QP):");
         for (ClassGrowth c : classes) {
             out.println(String.format(Locale.ROOT, "%s%-58s %7.2f objects %,8.0f B", p, c.name(), c.instances(),
