@@ -21,7 +21,7 @@ import java.util.Set;
  * @param nmt           whether {@code nativeBytes} comes from native memory tracking
  * @param fds           file descriptors per QP
  * @param fdDelta       file descriptors the N QPs added
- * @param sourcePorts   distinct UDP source ports among the QPs (one socket each)
+ * @param sourcePorts   distinct UDP source ports among the QPs that had no socket before (one socket each)
  * @param queues        the queue bytes of one QP
  * @param gcs           collections it took the heap to settle (after)
  * @param classes       the classes whose live bytes grew by at least 4 B per QP, largest first
@@ -94,8 +94,12 @@ record ScaleReport(int qps, double heap, double heapUsed, double nativeBytes, bo
                 queues.describe()));
         out.println(String.format(Locale.ROOT, "%sbeyond queues  %,9.0f B  (goal <= %,d B: %s)", p, beyondQueues(),
                 ScaleConfig.GOAL_BYTES, goalMet() ? "met" : "NOT met"));
-        out.println(String.format(Locale.ROOT, "%sdescriptors    %9.3f per QP  (%d more for %d QPs; %d distinct UDP "
-                + "source ports, one socket each)", p, fds, fdDelta, qps, sourcePorts));
+        out.println(String.format(Locale.ROOT, "%sdescriptors    %9.3f per QP  (%d more for %d QPs; %d new distinct "
+                + "UDP source ports, one socket each)", p, fds, fdDelta, qps, sourcePorts));
+        if (fdDelta < sourcePorts) {
+            out.println(who + ": warning: only " + fdDelta + " sockets were opened for " + sourcePorts + " source ports: "
+                    + "the other QPs send from port 4791 (is the descriptor limit too low?)");
+        }
         if (qps < SMALL_RUN) {
             out.println(who + ": note: with fewer than " + SMALL_RUN + " QPs, one-time costs of the run (class loading, "
                     + "method handles, about 40 KB) weigh on these per-QP figures");

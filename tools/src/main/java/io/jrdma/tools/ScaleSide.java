@@ -122,6 +122,7 @@ final class ScaleSide implements AutoCloseable {
     private long recvsCompleted;
     private int sendFailures;
     private int spins;
+    private int warmUpPort = -1;
 
     /**
      * A side that will open a device on {@code address}; {@code corruptQp} (for tests, -1 normally) names a QP whose
@@ -252,6 +253,7 @@ final class ScaleSide implements AutoCloseable {
         try {
             connect(a, b.qpNum(), 0, 0, gid());
             connect(b, a.qpNum(), 0, 0, gid());
+            warmUpPort = UdpLink.sourcePortFor(UdpLink.flowLabel(a.qpNum(), b.qpNum())); // both ends use this port
             rwr.reset().wrId(-1).sg(recvSge);
             recvSge[0].set(recvMr.address(), WARM_UP_BYTES, recvMr.lkey());
             b.postRecv(rwr);
@@ -354,12 +356,16 @@ final class ScaleSide implements AutoCloseable {
                         QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
     }
 
-    /** The UDP source ports the QPs send from (rxe's flow-label ports): one socket each. */
+    /**
+     * The UDP source ports the QPs send from (rxe's flow-label ports), one socket each, less the warm-up pair's, whose
+     * socket was open before the baseline: the sockets the N QPs added.
+     */
     private Set<Integer> sourcePorts() {
         Set<Integer> ports = new HashSet<>();
         for (int i = 0; i < qps.length; i++) {
             ports.add(UdpLink.sourcePortFor(UdpLink.flowLabel(qps[i].qpNum(), remoteQpn[i])));
         }
+        ports.remove(warmUpPort);
         return ports;
     }
 
@@ -564,14 +570,18 @@ final class ScaleSide implements AutoCloseable {
     @Override
     public void close() {
         RuntimeException failure = null;
-        if (qps != null) {
+        int created = 0;
+        for (int i = 0; qps != null && i < qps.length; i++) {
+            created += qps[i] != null ? 1 : 0;
+        }
+        if (created > 0) {
             long t0 = System.nanoTime();
             try {
                 Resources.closeAll(qps);
             } catch (RuntimeException e) {
                 failure = e;
             }
-            say(String.format(Locale.ROOT, "destroyed %d QPs in %.2f s", qps.length, secs(System.nanoTime() - t0)));
+            say(String.format(Locale.ROOT, "destroyed %d QPs in %.2f s", created, secs(System.nanoTime() - t0)));
         }
         try {
             Resources.closeAll(srcMr, writeMr, recvMr, sendCq, recvCq, pd, ctx);
