@@ -144,6 +144,9 @@ final class ScaleCommand implements Callable<Integer> {
     }
 
     private void checkRole() {
+        if (port != null && (port < 0 || port > 65535)) {
+            throw new IllegalArgumentException("--port must be 0..65535");
+        }
         if (role == null) {
             if (host != null) {
                 throw new IllegalArgumentException("a HOST is given without a role");
@@ -165,9 +168,6 @@ final class ScaleCommand implements Callable<Integer> {
                 }
             }
             default -> throw new IllegalArgumentException("ROLE must be server or client, not '" + role + "'");
-        }
-        if (port != null && (port < 0 || port > 65535)) {
-            throw new IllegalArgumentException("--port must be 0..65535");
         }
     }
 

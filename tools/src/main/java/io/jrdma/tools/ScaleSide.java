@@ -84,7 +84,6 @@ final class ScaleSide implements AutoCloseable {
         Counter.RETRANSMITTED_PKTS, Counter.RCVD_SEQ_ERR, Counter.COMPLETER_RETRY_ERR, Counter.OUT_OF_SEQ_REQUEST,
         Counter.DUPLICATE_REQUEST, Counter.SEND_RNR_ERR, Counter.RCVD_DROPPED, Counter.SEND_ERR};
 
-    private final Role role;
     private final ScaleConfig cfg;
     private final String address;
     private final PrintWriter out;
@@ -130,7 +129,6 @@ final class ScaleSide implements AutoCloseable {
      */
     ScaleSide(Role role, ScaleConfig cfg, String address, PrintWriter out, int corruptQp) {
         this.corruptQp = corruptQp;
-        this.role = role;
         this.cfg = cfg;
         this.address = address;
         this.out = out;
