@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
         subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class,
             ThroughputCommand.class, LinkCommand.class, StatCommand.class, MonitorCommand.class,
             CaptureCommand.class, TraceCommand.class, RcPingpongCommand.class, UdPingpongCommand.class,
-            NoncontigCommand.class})
+            NoncontigCommand.class, ScaleCommand.class})
 public final class Jrdma implements Callable<Integer> {
 
     /** Exit status of a failed command. */
