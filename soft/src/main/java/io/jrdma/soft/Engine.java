@@ -260,8 +260,8 @@ final class Engine implements AutoCloseable {
             }
             try {
                 work += qp.completer.checkTimer(now);
+                work += qp.requester.transmit(now); // new requests first: an answer may precede a held ACK
                 work += qp.responder.transmit();
-                work += qp.requester.transmit(now);
                 qp.checkSqDrained();
             } catch (RuntimeException e) {
                 // an engine bug must not stop the device: this QP fails (its WRs flush), the others go on
