@@ -71,6 +71,7 @@ final class Engine implements AutoCloseable {
     private final SoftQp[] qpBySlot = new SoftQp[SoftLimits.MAX_QP];
     private SoftQp[] live = new SoftQp[8];
     private int liveCount;
+    private int sendersLastPass = 1; // RC QPs with requests to send or unacknowledged (shareFor)
 
     volatile RuntimeException lastFailure;
     private Thread thread;
@@ -151,6 +152,20 @@ final class Engine implements AutoCloseable {
      */
     int windowFor(int mtuBytes) {
         return Math.clamp(link.receiveBufferBytes() / (2L * (mtuBytes + 1024)), 8, 256);
+    }
+
+    /**
+     * The unacknowledged packets a QP may have now: its {@code window}, or, when several QPs were sending in the
+     * last pass, its share of half a receive socket buffer (at least one packet). Each window is sized as if its QP
+     * were alone; a thousand of them at once would overflow the peer's socket, and every loss costs an ACK timeout.
+     */
+    int shareFor(int mtuBytes, int window) {
+        int n = sendersLastPass;
+        if (n <= 1) {
+            return window;
+        }
+        long share = link.receiveBufferBytes() / (2L * n * (mtuBytes + 1024));
+        return Math.clamp(share, 1, window);
     }
 
     // ------------------------------------------------------------------------------------------------- progress
@@ -247,8 +262,12 @@ final class Engine implements AutoCloseable {
     int doWork() {
         long now = clock.nanoTime();
         int work = receive(now);
+        int senders = 0;
         for (int i = 0; i < liveCount; i++) {
             SoftQp qp = live[i];
+            if (qp.sqConsumer != qp.sqProducer) {
+                senders++;
+            }
             if (qp.state == QpState.ERR) {
                 if (qp.hasUnflushed()) {
                     work += qp.flush();
@@ -275,6 +294,7 @@ final class Engine implements AutoCloseable {
             }
         }
         flush();
+        sendersLastPass = Math.max(1, senders);
         return work;
     }
 
