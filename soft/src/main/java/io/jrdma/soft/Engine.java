@@ -36,10 +36,27 @@ final class Engine implements AutoCloseable {
     final ReentrantLock lock = new ReentrantLock();
     final UdpLink link;
     final Counters counters = new Counters();
-    final MemorySegment tx;
-    private final ByteBuffer txBuffer;
+    /** Where the requester and responder build the next packet: a slot of {@link #slots}. */
+    MemorySegment tx;
+    private ByteBuffer txBuffer;
     private final MemorySegment rx;
     private final ByteBuffer rxBuffer;
+    private final RxViews rxViews;
+
+    // GSO batching (native links): packets built in turn in slots, sent together when they share source port,
+    // destination and size (the last may be shorter); flushed when one does not fit, and at the end of every pass
+    private final int maxSegments;
+    private final MemorySegment[] slotSegments;
+    private final ByteBuffer[] slotBuffers;
+    private final long[] slotAddresses;
+    private int slot;
+    private final long[] batchAddresses;
+    private final int[] batchLengths;
+    private int batchCount;
+    private int batchBytes;
+    private int batchSourcePort;
+    private int batchDestIp;
+    private int batchDestPort;
     private final Icrc icrc = new Icrc();
     private final IpIdPolicy ipIds = new IpIdPolicy();
     private final NanoClock clock;
@@ -54,6 +71,7 @@ final class Engine implements AutoCloseable {
     private final SoftQp[] qpBySlot = new SoftQp[SoftLimits.MAX_QP];
     private SoftQp[] live = new SoftQp[8];
     private int liveCount;
+    private int sendersLastPass = 1; // RC QPs with requests to send or unacknowledged (shareFor)
 
     volatile RuntimeException lastFailure;
     private Thread thread;
@@ -67,11 +85,28 @@ final class Engine implements AutoCloseable {
         this.threading = threading;
         this.tap = tap;
         this.localIp = link.localIp();
-        txBuffer = ByteBuffer.allocateDirect(SoftLimits.MAX_PACKET);
-        tx = MemorySegment.ofBuffer(txBuffer);
+        maxSegments = link.maxSegments();
+        int slots = maxSegments + 1; // a full batch plus the slot being built
+        ByteBuffer area = ByteBuffer.allocateDirect(slots * SLOT_BYTES);
+        slotSegments = new MemorySegment[slots];
+        slotBuffers = new ByteBuffer[slots];
+        slotAddresses = new long[slots];
+        for (int i = 0; i < slots; i++) {
+            slotBuffers[i] = area.slice(i * SLOT_BYTES, SoftLimits.MAX_PACKET);
+            slotSegments[i] = MemorySegment.ofBuffer(slotBuffers[i]);
+            slotAddresses[i] = slotSegments[i].address();
+        }
+        batchAddresses = new long[maxSegments];
+        batchLengths = new int[maxSegments];
+        txBuffer = slotBuffers[0];
+        tx = slotSegments[0];
         rxBuffer = ByteBuffer.allocateDirect(65536);
         rx = MemorySegment.ofBuffer(rxBuffer);
+        rxViews = new RxViews(rx);
     }
+
+    /** Bytes between packet slots: the largest packet, rounded to a cache line. */
+    private static final int SLOT_BYTES = (SoftLimits.MAX_PACKET + 63) & ~63;
 
     boolean invoker() {
         return threading == Threading.INVOKER;
@@ -117,6 +152,20 @@ final class Engine implements AutoCloseable {
      */
     int windowFor(int mtuBytes) {
         return Math.clamp(link.receiveBufferBytes() / (2L * (mtuBytes + 1024)), 8, 256);
+    }
+
+    /**
+     * The unacknowledged packets a QP may have now: its {@code window}, or, when several QPs were sending in the
+     * last pass, its share of half a receive socket buffer (at least one packet). Each window is sized as if its QP
+     * were alone; a thousand of them at once would overflow the peer's socket, and every loss costs an ACK timeout.
+     */
+    int shareFor(int mtuBytes, int window) {
+        int n = sendersLastPass;
+        if (n <= 1) {
+            return window;
+        }
+        long share = link.receiveBufferBytes() / (2L * n * (mtuBytes + 1024));
+        return Math.clamp(share, 1, window);
     }
 
     // ------------------------------------------------------------------------------------------------- progress
@@ -213,8 +262,12 @@ final class Engine implements AutoCloseable {
     int doWork() {
         long now = clock.nanoTime();
         int work = receive(now);
+        int senders = 0;
         for (int i = 0; i < liveCount; i++) {
             SoftQp qp = live[i];
+            if (qp.sqConsumer != qp.sqProducer) {
+                senders++;
+            }
             if (qp.state == QpState.ERR) {
                 if (qp.hasUnflushed()) {
                     work += qp.flush();
@@ -226,8 +279,8 @@ final class Engine implements AutoCloseable {
             }
             try {
                 work += qp.completer.checkTimer(now);
+                work += qp.requester.transmit(now); // new requests first: an answer may precede a held ACK
                 work += qp.responder.transmit();
-                work += qp.requester.transmit(now);
                 qp.checkSqDrained();
             } catch (RuntimeException e) {
                 // an engine bug must not stop the device: this QP fails (its WRs flush), the others go on
@@ -240,6 +293,8 @@ final class Engine implements AutoCloseable {
                 }
             }
         }
+        flush();
+        sendersLastPass = Math.max(1, senders);
         return work;
     }
 
@@ -247,23 +302,40 @@ final class Engine implements AutoCloseable {
         int n = 0;
         while (n < RX_BATCH) {
             rxBuffer.clear();
-            int len = link.receive(rxBuffer);
-            if (len < 0) {
+            int total = link.receive(rxBuffer);
+            if (total < 0) {
                 break;
             }
             n++;
-            try {
-                onDatagram(len, now);
-            } catch (RuntimeException e) {
-                counters.increment(Counter.RCVD_DROPPED); // a bad packet must never stop the engine
-                lastFailure = e;
+            int segment = link.lastSegmentSize();
+            if (segment <= 0 || segment >= total) {
+                onPacket(rx, 0, total, 0, now);
+                continue;
+            }
+            // a GRO run: the packets of one GSO send, each `segment` bytes but the last, with IPv4 IDs 0, 1, 2...
+            int k = 0;
+            for (int off = 0; off < total; off += segment, k++) {
+                onPacket(rxViews.view(segment, k), off, Math.min(segment, total - off), k, now);
             }
         }
         return n;
     }
 
-    /** Receive checks in a fixed order (length, opcode, header, QP, transport, state, P_Key, source, ICRC). */
-    private void onDatagram(int len, long now) {
+    private void onPacket(MemorySegment pkt, int off, int len, int ipIdHint, long now) {
+        try {
+            onDatagram(pkt, off, len, ipIdHint, now);
+        } catch (RuntimeException e) {
+            counters.increment(Counter.RCVD_DROPPED); // a bad packet must never stop the engine
+            lastFailure = e;
+        }
+    }
+
+    /**
+     * Receive checks in a fixed order (length, opcode, header, QP, transport, state, P_Key, source, ICRC). The
+     * packet is {@code pkt} from its start, which is {@code off} bytes into the receive buffer; {@code ipIdHint} is
+     * the IPv4 ID its sender most likely used (its index in a GRO run).
+     */
+    private void onDatagram(MemorySegment rx, int off, int len, int ipIdHint, long now) {
         if (portDown) {
             counters.increment(Counter.RCVD_DROPPED); // the link is down: the datagram never arrived
             return;
@@ -310,7 +382,7 @@ final class Engine implements AutoCloseable {
             counters.increment(Counter.QKEY_VIOLATIONS); // rxe check_keys: silently dropped, qkey_viol_cntr
             return;
         }
-        if (!icrcOk(slot, srcIp, srcPort, len)) {
+        if (!icrcOk(slot, srcIp, srcPort, off, len, ipIdHint)) {
             counters.increment(Counter.ICRC_ERR);
             return;
         }
@@ -333,14 +405,14 @@ final class Engine implements AutoCloseable {
      * A corrupted packet verifies under no ID except with probability 2^-16, and not at all from a source known to
      * send ID 0 ({@link IpIdPolicy}).
      */
-    private boolean icrcOk(int slot, int srcIp, int srcPort, int len) {
-        if (icrc.verifyIpv4(srcIp, localIp, srcPort, link.port(), 0, rxBuffer, 0, len)) {
-            ipIds.verifiedWithZero(slot, IpIdPolicy.key(srcIp, srcPort));
-            rxIpId = 0;
+    private boolean icrcOk(int slot, int srcIp, int srcPort, int off, int len, int ipIdHint) {
+        if (icrc.verifyIpv4(srcIp, localIp, srcPort, link.port(), ipIdHint, rxBuffer, off, len)) {
+            ipIds.verifiedWithZero(slot, IpIdPolicy.key(srcIp, srcPort)); // the ID a jrdma sender uses
+            rxIpId = ipIdHint;
             return true;
         }
-        int id = icrc.solveIpv4Id(srcIp, localIp, srcPort, link.port(), rxBuffer, 0, len);
-        if (id >= 0 && ipIds.acceptSolved(slot, IpIdPolicy.key(srcIp, srcPort))) {
+        int id = icrc.solveIpv4Id(srcIp, localIp, srcPort, link.port(), rxBuffer, off, len);
+        if (id >= 0 && ipIds.acceptSolved(slot, IpIdPolicy.key(srcIp, srcPort), id)) {
             counters.increment(Counter.ICRC_ID_SOLVED);
             rxIpId = id;
             return true;
@@ -376,6 +448,10 @@ final class Engine implements AutoCloseable {
             counters.increment(Counter.PORT_XMIT_DISCARDS); // lost on a down link; the retry timer recovers
             return;
         }
+        if (maxSegments > 1) {
+            stage(srcPort, destIp, destAddress.getPort(), total);
+            return;
+        }
         icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, txBuffer, 0, total);
         PacketTap t = tap;
         if (t != null) {
@@ -395,6 +471,67 @@ final class Engine implements AutoCloseable {
             counters.increment(Counter.SEND_ERR); // lost like a wire drop; retransmission recovers
         }
         txBuffer.clear();
+    }
+
+    /**
+     * Adds the packet just built in the current slot to the GSO batch (sending the batch first when the packet
+     * cannot join it), with the ICRC for the IPv4 ID Linux will give it: its index in the batch.
+     */
+    private void stage(int srcPort, int destIp, int destPort, int total) {
+        if (batchCount > 0 && !joins(srcPort, destIp, destPort, total)) {
+            flush();
+        }
+        int k = batchCount;
+        icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, k, txBuffer, 0, total);
+        PacketTap t = tap;
+        if (t != null) {
+            t.onPacket(true, tx, 0, total, localIp, srcPort, destIp, UdpLink.ROCE_PORT);
+        }
+        Predicate<MemorySegment> lose = dropTx;
+        if (lose != null && lose.test(tx)) {
+            return; // a test's wire loss: built, tapped, never sent (the slot is built over next)
+        }
+        if (k == 0) {
+            batchSourcePort = srcPort;
+            batchDestIp = destIp;
+            batchDestPort = destPort;
+        }
+        batchAddresses[k] = slotAddresses[slot];
+        batchLengths[k] = total;
+        batchCount = k + 1;
+        batchBytes += total;
+        slot = slot + 1 == slotSegments.length ? 0 : slot + 1;
+        tx = slotSegments[slot];
+        txBuffer = slotBuffers[slot];
+        if (batchCount == maxSegments) {
+            flush();
+        }
+    }
+
+    /** Whether a packet can follow the batch in one GSO send: same flow, and the batch's last packet full-size. */
+    private boolean joins(int srcPort, int destIp, int destPort, int total) {
+        int segment = batchLengths[0];
+        return srcPort == batchSourcePort && destIp == batchDestIp && destPort == batchDestPort
+                && batchLengths[batchCount - 1] == segment && total <= segment
+                && batchBytes + total <= UdpLink.maxSegmentsBytes();
+    }
+
+    /** Sends the GSO batch, if any. */
+    void flush() {
+        int n = batchCount;
+        if (n == 0) {
+            return;
+        }
+        batchCount = 0;
+        int bytes = batchBytes;
+        batchBytes = 0;
+        if (link.sendSegments(batchSourcePort, batchDestIp, batchDestPort, batchAddresses, batchLengths, n)) {
+            counters.add(Counter.SENT_PKTS, n);
+            counters.add(Counter.PORT_XMIT_DATA, bytes);
+            counters.add(Counter.PORT_XMIT_PACKETS, n);
+        } else {
+            counters.add(Counter.SEND_ERR, n); // lost like wire drops; retransmission recovers
+        }
     }
 
     @Override

@@ -10,12 +10,20 @@ package io.jrdma.soft;
  * practice; should a source really change its ways, eight solvable packets in a row (with no ID-0 packet between)
  * undo the lock, which corrupted packets from a jrdma sender would achieve with probability 2^-128.
  *
+ * <p>A jrdma sender on a native link sends runs of packets as one UDP GSO datagram, whose segments Linux numbers
+ * 0, 1, 2, ... (at most {@link #GSO_RUN} of them). A receiver with GRO gets the run whole and checks each packet
+ * under its index in the run; a receiver without it (NIO link), or one whose network split or merged runs
+ * differently, sees the IDs only through solving. So a known jrdma source may also verify under an ID below
+ * {@link #GSO_RUN}: a corrupted packet from it then passes with probability 2^-26 (64 of 2^32 CRC values), not 0.
+ *
  * <p>Engine thread only; one entry per QP slot, keyed by the source, so a new source starts unknown.
  */
 final class IpIdPolicy {
 
     private static final int LOCK_AFTER = 2;
     private static final int UNLOCK_AFTER = 8;
+    /** The most segments in one UDP GSO send (Linux UDP_MAX_SEGMENTS): the IDs a jrdma sender can use. */
+    static final int GSO_RUN = 64;
 
     private final long[] source = new long[SoftLimits.MAX_QP];
     private final byte[] zeros = new byte[SoftLimits.MAX_QP];
@@ -46,10 +54,13 @@ final class IpIdPolicy {
      * A packet from {@code key} verifies only under a nonzero ID: true when that may be accepted, false when the
      * source is known to send ID 0 (the packet is then corrupt).
      */
-    boolean acceptSolved(int slot, long key) {
+    boolean acceptSolved(int slot, long key, int id) {
         select(slot, key);
         if (zeros[slot] < LOCK_AFTER) {
             return true;
+        }
+        if (id < GSO_RUN) {
+            return true; // a segment of a GSO run, received without GRO
         }
         if (++solved[slot] >= UNLOCK_AFTER) {
             zeros[slot] = 0;

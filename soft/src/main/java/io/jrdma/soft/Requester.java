@@ -88,6 +88,7 @@ final class Requester {
             rnrWaitUntilNs = 0;
         }
         int sent = 0;
+        int limit = engine.shareFor(qp.mtuBytes, window);
         while (sent < BUDGET) {
             if (next == qp.sqProducer) {
                 break;
@@ -116,7 +117,7 @@ final class Requester {
             }
             int pktPsn = Psn.add(w.firstPsn, nextPacket);
             int inFlight = Psn.diff(pktPsn, unackedPsn);
-            if (inFlight >= window) {
+            if (inFlight >= limit) {
                 break;
             }
             // A retransmitted read or atomic request asks the responder to replay a resource it already holds,
@@ -130,8 +131,8 @@ final class Requester {
                 // lies within one earlier request: a responder replays a duplicate READ only inside one resource.
                 int chunkEnd = Math.min(w.packets, (nextPacket / w.readChunk + 1) * w.readChunk);
                 int chunk = chunkEnd - nextPacket;
-                if (inFlight + chunk > window) {
-                    break;
+                if (inFlight + chunk > window || (inFlight > 0 && inFlight + chunk > limit)) {
+                    break; // a read alone may exceed its share: its responses land in this device's socket
                 }
                 sendReadRequest(w, pktPsn, chunk);
                 if (first) {

@@ -50,6 +50,12 @@ final class Responder {
     private boolean ackPending;
     private int ackPsn;
     private int ackSyndrome;
+    /**
+     * Invoker mode: a receive completed in this pass, so its ACK waits for the next pass. The application is about
+     * to poll that completion and often answers at once; its answer then goes out first (latency), and the ACK
+     * right after it, on the same call.
+     */
+    private boolean holdAck;
 
     private ReadResource[] reads = {new ReadResource()};
     private int readHead;
@@ -73,6 +79,7 @@ final class Responder {
         nakSent = false;
         inMessage = NONE;
         ackPending = false;
+        holdAck = false;
         readCount = 0;
         for (ReadResource r : reads) {
             r.used = false; // PSNs start over: no old request may be taken for a duplicate
@@ -430,6 +437,7 @@ final class Responder {
         qp.recv.retire(); // as rxe's do_complete: the RQ slot is free before the CQE is visible
         qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
         engine.counters.increment(Counter.RDMA_RECVS);
+        holdAck = engine.invoker();
         inMessage = NONE;
         msn = (msn + 1) & 0xFFFFFF;
     }
@@ -500,6 +508,10 @@ final class Responder {
             }
         }
         if (ackPending && readCount == 0) {
+            if (holdAck && AethSyndrome.isAck(ackSyndrome)) {
+                holdAck = false;
+                return sent + 1; // work left: a caller's wait loop runs the next pass at once
+            }
             ackPending = false;
             sendAck(ackPsn, ackSyndrome);
             sent++;

@@ -58,7 +58,8 @@ class SoakTest {
     void shouldMoveAGibibyteIntactThroughLossDuplicationAndReordering() throws Exception {
         long target = Long.getLong("jrdma.soak.bytes", 1L << 30);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(java, "-Xmx256m", "-Djrdma.faults=seed=12," + FAULTS, "-cp",
+        Process child = new ProcessBuilder(java, "-Xmx256m", "--enable-native-access=ALL-UNNAMED",
+                "-Djrdma.faults=seed=12," + FAULTS, "-cp",
                 System.getProperty("java.class.path"), SoakPeerMain.class.getName(), CHILD, Long.toString(BUF),
                 Integer.toString(TIMEOUT), MTU.name()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         FaultConfig faults = FaultConfig.parse("seed=11," + FAULTS);

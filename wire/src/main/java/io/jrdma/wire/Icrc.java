@@ -117,6 +117,15 @@ public final class Icrc {
         putLe(pkt, off + ibLen - LENGTH, computeIpv4(srcIp, dstIp, srcPort, dstPort, 0, pkt, off, ibLen));
     }
 
+    /**
+     * Computes the ICRC for IPv4 with the given ID and stores it little-endian in the packet's last four bytes: the
+     * segments of one UDP GSO send leave Linux with IDs 0, 1, 2, ...
+     */
+    public void writeIpv4(int srcIp, int dstIp, int srcPort, int dstPort, int ipId, ByteBuffer pkt, int off,
+                          int ibLen) {
+        putLe(pkt, off + ibLen - LENGTH, computeIpv4(srcIp, dstIp, srcPort, dstPort, ipId, pkt, off, ibLen));
+    }
+
     /** True when the packet's ICRC matches for the given IPv4 ID. */
     public boolean verifyIpv4(int srcIp, int dstIp, int srcPort, int dstPort, int ipId, ByteBuffer pkt, int off,
                               int ibLen) {

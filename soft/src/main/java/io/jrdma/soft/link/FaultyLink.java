@@ -94,7 +94,7 @@ public final class FaultyLink extends UdpLink {
      * @param maxPacket the largest packet the engine sends, the size of each hold buffer
      */
     public FaultyLink(InetAddress address, int port, FaultConfig config, LongSupplier clock, int maxPacket) {
-        super(address, port);
+        super(address, port, false); // NIO: it inspects, holds and damages one packet per send
         this.config = Objects.requireNonNull(config);
         this.clock = Objects.requireNonNull(clock);
         this.random = new SplittableRandom(config.seed());

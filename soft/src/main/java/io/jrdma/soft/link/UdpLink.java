@@ -19,10 +19,16 @@ import jdk.net.ExtendedSocketOptions;
  * The UDP link of a soft device: receives RoCEv2 datagrams on {@code <ip>:4791} and sends them from per-QP UDP
  * source ports, as kernel rxe does.
  *
- * <p>Every channel is unconnected and has IP_DONTFRAGMENT set, so Linux writes IPv4 ID 0 into the header (the
+ * <p>Every socket is unconnected and has IP_DONTFRAGMENT set, so Linux writes IPv4 ID 0 into the header (the
  * ICRC covers the ID, and a receiver cannot read it through the socket API). Not thread-safe: one engine thread
  * uses it at a time. Not final so that {@link FaultyLink} can damage what it sends; a device without faults uses
  * this class itself.
+ *
+ * <p>On Linux the sockets are native ({@link NativeDatagrams}, through the FFM API): the engine can then hand the
+ * kernel a run of equal-sized packets in one GSO send ({@link #maxSegments()} &gt; 1, {@link #sendSegments}), and
+ * a receive returns such a run at once ({@link #lastSegmentSize()}). Linux numbers the IPv4 IDs of a GSO send's
+ * segments 0, 1, 2, ..., which the sender's ICRCs follow. Elsewhere, with {@code -Djrdma.nio=true}, or when the
+ * kernel lacks UDP GSO/GRO, NIO datagram channels carry one packet per call.
  */
 public class UdpLink implements AutoCloseable {
 
@@ -37,8 +43,9 @@ public class UdpLink implements AutoCloseable {
     private final InetAddress address;
     private final int localIp;
     private final int port;
+    private final NativeDatagrams nat; // null: NIO channels
     private final DatagramChannel main;
-    private final DatagramChannel[] bySourcePort = new DatagramChannel[0x4000];
+    private final DatagramChannel[] bySourcePort;
     private final Selector selector;
     private final Consumer<SelectionKey> ignoreKey = key -> { };
     private final int receiveBufferBytes;
@@ -47,16 +54,47 @@ public class UdpLink implements AutoCloseable {
     private int lastSenderIp;
     private int lastSenderPort;
 
-    /** Binds {@code address:port} (port is 4791 except in special setups). */
+    /** Binds {@code address:port} (port is 4791 except in special setups; 0 picks a free one). */
     public UdpLink(InetAddress address, int port) {
+        this(address, port, true);
+    }
+
+    /**
+     * Binds {@code address:port}, with native sockets when {@code allowNative} and this platform has them (see
+     * {@link #nativeUnavailable()}), else NIO channels.
+     */
+    protected UdpLink(InetAddress address, int port, boolean allowNative) {
         if (!(address instanceof Inet4Address)) {
             throw new IllegalArgumentException("only IPv4 addresses are supported for now: " + address);
         }
         this.address = address;
         this.localIp = ipv4(address);
-        this.port = port;
+        NativeDatagrams n = null;
+        if (allowNative && NativeUdp.UNAVAILABLE == null) {
+            try {
+                n = new NativeDatagrams(localIp, port, SOCKET_BUFFER_BYTES);
+            } catch (IOException e) {
+                if (e.getMessage() != null && e.getMessage().startsWith("setsockopt")) {
+                    n = null; // a kernel without UDP GRO: NIO below
+                } else {
+                    throw new UncheckedIOException("cannot bind RoCEv2 UDP socket " + address.getHostAddress() + ":"
+                            + port + " (" + e.getMessage() + ")", e);
+                }
+            }
+        }
+        nat = n;
+        if (n != null) {
+            this.port = n.port();
+            receiveBufferBytes = n.receiveBufferBytes();
+            main = null;
+            bySourcePort = null;
+            selector = null;
+            return;
+        }
+        bySourcePort = new DatagramChannel[0x4000];
         try {
             main = open(new InetSocketAddress(address, port));
+            this.port = ((InetSocketAddress) main.getLocalAddress()).getPort();
             receiveBufferBytes = main.getOption(StandardSocketOptions.SO_RCVBUF);
             selector = Selector.open();
             main.register(selector, SelectionKey.OP_READ);
@@ -64,6 +102,49 @@ public class UdpLink implements AutoCloseable {
             throw new UncheckedIOException("cannot bind RoCEv2 UDP socket " + address.getHostAddress() + ":" + port
                     + " (" + e.getMessage() + ")", e);
         }
+    }
+
+    /** Why this process uses NIO channels instead of native sockets, or null when it uses native ones. */
+    public static String nativeUnavailable() {
+        return NativeUdp.UNAVAILABLE;
+    }
+
+    /** Whether this link's sockets are native (GSO sends and GRO receives). */
+    public boolean isNative() {
+        return nat != null;
+    }
+
+    /**
+     * The most packets {@link #sendSegments} takes in one call: 1 when sends are one packet each (NIO, or a link
+     * that inspects every packet, such as {@link FaultyLink}).
+     */
+    public int maxSegments() {
+        return nat == null ? 1 : NativeDatagrams.MAX_SEGMENTS;
+    }
+
+    /** The most bytes one {@link #sendSegments} call may carry in all. */
+    public static int maxSegmentsBytes() {
+        return NativeDatagrams.MAX_DATAGRAM;
+    }
+
+    /**
+     * Sends {@code count} packets at native addresses in one call (a GSO datagram; see {@link NativeDatagrams}):
+     * every packet but the last is {@code lengths[0]} bytes, the last no longer. Only when {@link #maxSegments()}
+     * is above 1.
+     *
+     * @return true when the kernel took them
+     */
+    public boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths,
+                                int count) {
+        return nat.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count);
+    }
+
+    /**
+     * The GSO segment size of the last datagram received when it carried a run of packets (each that long, the
+     * last possibly shorter), or 0 when it was one packet.
+     */
+    public int lastSegmentSize() {
+        return nat == null ? 0 : nat.lastSegmentSize();
     }
 
     private static DatagramChannel open(InetSocketAddress bind) throws IOException {
@@ -137,6 +218,9 @@ public class UdpLink implements AutoCloseable {
         if (sourcePort < SOURCE_PORT_BASE || sourcePort > 0xFFFF) {
             return port;
         }
+        if (nat != null) {
+            return nat.openSourcePort(sourcePort) ? sourcePort : port;
+        }
         int i = sourcePort - SOURCE_PORT_BASE;
         if (bySourcePort[i] != null) {
             return sourcePort;
@@ -155,6 +239,14 @@ public class UdpLink implements AutoCloseable {
      * @return the datagram length, or -1 when none is waiting
      */
     public int receive(ByteBuffer buf) {
+        if (nat != null) {
+            int n = nat.receive(buf);
+            if (n >= 0) {
+                lastSenderIp = nat.lastSenderIp();
+                lastSenderPort = nat.lastSenderPort();
+            }
+            return n;
+        }
         int start = buf.position();
         SocketAddress from;
         try {
@@ -190,6 +282,9 @@ public class UdpLink implements AutoCloseable {
      * @return true when the kernel took the datagram
      */
     public boolean send(int sourcePort, ByteBuffer buf, InetSocketAddress to) {
+        if (nat != null) {
+            return nat.send(sourcePort, buf, ipv4Of(to), to.getPort());
+        }
         DatagramChannel ch = main;
         if (sourcePort != port) {
             DatagramChannel c = bySourcePort[sourcePort - SOURCE_PORT_BASE];
@@ -206,6 +301,10 @@ public class UdpLink implements AutoCloseable {
 
     /** Blocks until a datagram arrives, {@link #wakeup()} is called, or {@code timeoutMs} passes (0 = no wait). */
     public void await(long timeoutMs) {
+        if (nat != null) {
+            nat.await(timeoutMs);
+            return;
+        }
         try {
             if (timeoutMs <= 0) {
                 selector.selectNow(ignoreKey);
@@ -219,7 +318,23 @@ public class UdpLink implements AutoCloseable {
 
     /** Ends an {@link #await} in progress on another thread. */
     public void wakeup() {
+        if (nat != null) {
+            nat.wakeup();
+            return;
+        }
         selector.wakeup();
+    }
+
+    private InetSocketAddress lastTo;
+    private int lastToIp;
+
+    /** The IPv4 address of {@code to} as an int, remembered for the last destination (no allocation per send). */
+    private int ipv4Of(InetSocketAddress to) {
+        if (to != lastTo) {
+            lastToIp = ipv4(to.getAddress());
+            lastTo = to;
+        }
+        return lastToIp;
     }
 
     /** An IPv4 address as a big-endian int. */
@@ -240,6 +355,10 @@ public class UdpLink implements AutoCloseable {
 
     @Override
     public void close() {
+        if (nat != null) {
+            nat.close();
+            return;
+        }
         closeQuietly(main);
         for (DatagramChannel c : bySourcePort) {
             if (c != null) {

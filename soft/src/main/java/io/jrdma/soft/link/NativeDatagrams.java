@@ -1,0 +1,277 @@
+package io.jrdma.soft.link;
+
+import static io.jrdma.soft.link.NativeUdp.CMSG_HEADER;
+import static io.jrdma.soft.link.NativeUdp.INT;
+import static io.jrdma.soft.link.NativeUdp.IOVEC;
+import static io.jrdma.soft.link.NativeUdp.LONG;
+import static io.jrdma.soft.link.NativeUdp.MSGHDR;
+import static io.jrdma.soft.link.NativeUdp.MSG_CONTROL;
+import static io.jrdma.soft.link.NativeUdp.MSG_CONTROLLEN;
+import static io.jrdma.soft.link.NativeUdp.MSG_FLAGS;
+import static io.jrdma.soft.link.NativeUdp.MSG_IOV;
+import static io.jrdma.soft.link.NativeUdp.MSG_IOVLEN;
+import static io.jrdma.soft.link.NativeUdp.MSG_NAME;
+import static io.jrdma.soft.link.NativeUdp.MSG_NAMELEN;
+import static io.jrdma.soft.link.NativeUdp.NET_INT;
+import static io.jrdma.soft.link.NativeUdp.NET_SHORT;
+import static io.jrdma.soft.link.NativeUdp.SHORT;
+import static io.jrdma.soft.link.NativeUdp.SOCKADDR_IN;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * The native sockets of a {@link UdpLink}: the receive socket on {@code <ip>:4791} with UDP GRO, per-source-port
+ * send sockets, and an eventfd that wakes a waiting engine. A send hands the kernel up to {@link #MAX_SEGMENTS}
+ * packets at once as one GSO datagram whose segments are the packets; a receive gets a run of packets that
+ * arrived as one GSO datagram in one call, with the segment size the kernel reports in a UDP_GRO control message.
+ *
+ * <p>All native memory (message headers, I/O vectors, control buffers) is allocated once from an automatic arena,
+ * so no call allocates and nothing can be used after it is freed. One engine thread sends and receives at a time;
+ * only {@link #wakeup} is called from other threads.
+ */
+final class NativeDatagrams {
+
+    /** Most segments Linux takes in one UDP GSO send (UDP_MAX_SEGMENTS). */
+    static final int MAX_SEGMENTS = 64;
+    /** Most payload bytes in one IPv4 UDP datagram, which bounds a GSO send. */
+    static final int MAX_DATAGRAM = 65_507;
+
+    private static final int CONTROL_BYTES = 64;
+    private static final int SOURCE_PORT_BASE = 0xC000;
+
+    private final Arena arena = Arena.ofAuto();
+    private final int mainFd;
+    private final int port;
+    private final int receiveBufferBytes;
+    private final int[] bySourcePort = new int[0x4000]; // fd + 1; 0 = not opened
+    private final int localIp;
+    private final int bufferBytes;
+
+    private final MemorySegment rxMsg;
+    private final MemorySegment rxName;
+    private final MemorySegment rxIov;
+    private final MemorySegment rxControl;
+    private ByteBuffer rxBuffer;
+    private long rxAddress;
+    private int lastIp;
+    private int lastPort;
+    private int lastSegment;
+
+    private final MemorySegment txMsg;
+    private final MemorySegment txName;
+    private final MemorySegment txIov;
+    private final MemorySegment txControl;
+    private final MemorySegment txState;
+    private final long[] oneAddress = new long[1];
+    private final int[] oneLength = new int[1];
+    private ByteBuffer txBuffer;
+    private long txAddress;
+
+    private final Object wakeLock = new Object();
+    private final int eventFd;
+    private final MemorySegment pollFds;
+    private final MemorySegment eventRead;
+    private final MemorySegment eventWrite;
+    private boolean closed;
+
+    NativeDatagrams(int localIp, int port, int bufferBytes) throws IOException {
+        this.localIp = localIp;
+        this.bufferBytes = bufferBytes;
+        this.mainFd = NativeUdp.open(localIp, port, bufferBytes, true);
+        this.port = port == 0 ? NativeUdp.boundPort(mainFd) : port;
+        this.receiveBufferBytes = NativeUdp.getInt(mainFd, NativeUdp.SOL_SOCKET, NativeUdp.SO_RCVBUF);
+        this.eventFd = NativeUdp.eventfd();
+        if (eventFd < 0) {
+            NativeUdp.close(mainFd);
+            throw new IOException("eventfd failed");
+        }
+        rxMsg = arena.allocate(MSGHDR, 8);
+        rxName = arena.allocate(SOCKADDR_IN, 8);
+        rxIov = arena.allocate(IOVEC, 8);
+        rxControl = arena.allocate(CONTROL_BYTES, 8);
+        rxMsg.set(LONG, MSG_NAME, rxName.address());
+        rxMsg.set(LONG, MSG_IOV, rxIov.address());
+        rxMsg.set(LONG, MSG_IOVLEN, 1L);
+        rxMsg.set(LONG, MSG_CONTROL, rxControl.address());
+
+        txMsg = arena.allocate(MSGHDR, 8);
+        txName = arena.allocate(SOCKADDR_IN, 8);
+        txIov = arena.allocate((long) IOVEC * MAX_SEGMENTS, 8);
+        txControl = arena.allocate(CMSG_HEADER + 8, 8);
+        txState = arena.allocate(NativeUdp.callStateBytes(), 8);
+        txMsg.set(LONG, MSG_NAME, txName.address());
+        txMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
+        txMsg.set(LONG, MSG_IOV, txIov.address());
+        txMsg.set(LONG, MSG_CONTROL, txControl.address());
+        txControl.set(LONG, 0, CMSG_HEADER + 2L);                 // CMSG_LEN(sizeof(uint16_t))
+        txControl.set(INT, 8, NativeUdp.SOL_UDP);
+        txControl.set(INT, 12, NativeUdp.UDP_SEGMENT);
+
+        pollFds = arena.allocate(2L * NativeUdp.POLLFD, 8);
+        pollFds.set(INT, 0, mainFd);
+        pollFds.set(SHORT, 4, NativeUdp.POLLIN);
+        pollFds.set(INT, 8, eventFd);
+        pollFds.set(SHORT, 12, NativeUdp.POLLIN);
+        eventRead = arena.allocate(8, 8);
+        eventWrite = arena.allocate(8, 8);
+        eventWrite.set(LONG, 0, 1L);
+    }
+
+    int port() {
+        return port;
+    }
+
+    int receiveBufferBytes() {
+        return receiveBufferBytes;
+    }
+
+    /** Opens the send socket for {@code sourcePort} once; false when that port cannot be bound. */
+    boolean openSourcePort(int sourcePort) {
+        int i = sourcePort - SOURCE_PORT_BASE;
+        if (bySourcePort[i] != 0) {
+            return true;
+        }
+        try {
+            bySourcePort[i] = NativeUdp.open(localIp, sourcePort, bufferBytes, false) + 1;
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Receives one datagram (possibly a GRO run of packets) into {@code buf} at its position; -1 when none. */
+    int receive(ByteBuffer buf) {
+        if (buf != rxBuffer) {
+            rxAddress = MemorySegment.ofBuffer(buf).address() - buf.position();
+            rxBuffer = buf;
+        }
+        int pos = buf.position();
+        rxIov.set(LONG, 0, rxAddress + pos);
+        rxIov.set(LONG, 8, buf.remaining());
+        rxMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
+        rxMsg.set(LONG, MSG_CONTROLLEN, CONTROL_BYTES);
+        rxMsg.set(INT, MSG_FLAGS, 0);
+        long n = NativeUdp.recvmsg(mainFd, rxMsg);
+        if (n < 0) {
+            return -1;
+        }
+        lastIp = rxName.get(NET_INT, 4);
+        lastPort = Short.toUnsignedInt(rxName.get(NET_SHORT, 2));
+        lastSegment = groSegment(rxMsg.get(LONG, MSG_CONTROLLEN));
+        buf.position(pos + (int) n);
+        return (int) n;
+    }
+
+    /** The segment size of a UDP_GRO control message, or 0 when the datagram is one packet. */
+    private int groSegment(long controlLength) {
+        long at = 0;
+        while (at + CMSG_HEADER <= controlLength) {
+            long len = rxControl.get(LONG, at);
+            if (len < CMSG_HEADER) {
+                return 0;
+            }
+            if (rxControl.get(INT, at + 8) == NativeUdp.SOL_UDP && rxControl.get(INT, at + 12) == NativeUdp.UDP_GRO
+                    && len >= CMSG_HEADER + 4) {
+                return rxControl.get(INT, at + CMSG_HEADER);
+            }
+            at += (len + 7) & ~7L;
+        }
+        return 0;
+    }
+
+    int lastSenderIp() {
+        return lastIp;
+    }
+
+    int lastSenderPort() {
+        return lastPort;
+    }
+
+    int lastSegmentSize() {
+        return lastSegment;
+    }
+
+    /** Sends one datagram from a direct buffer (position to limit). */
+    boolean send(int sourcePort, ByteBuffer buf, int destIp, int destPort) {
+        if (buf != txBuffer) {
+            txAddress = MemorySegment.ofBuffer(buf).address() - buf.position();
+            txBuffer = buf;
+        }
+        oneAddress[0] = txAddress + buf.position();
+        oneLength[0] = buf.remaining();
+        if (sendSegments(sourcePort, destIp, destPort, oneAddress, oneLength, 1)) {
+            buf.position(buf.limit());
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Sends {@code count} packets (native addresses and lengths) as one datagram. With more than one, every packet
+     * but the last must be {@code lengths[0]} bytes long (the GSO segment size), the last no longer, and the total
+     * at most {@link #MAX_DATAGRAM}: Linux then puts each packet on the wire as its own UDP datagram.
+     */
+    boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths, int count) {
+        int fd = mainFd;
+        if (sourcePort != port && sourcePort >= SOURCE_PORT_BASE && sourcePort <= 0xFFFF) {
+            int s = bySourcePort[sourcePort - SOURCE_PORT_BASE];
+            if (s != 0) {
+                fd = s - 1;
+            }
+        }
+        NativeUdp.sockaddr(txName, destIp, destPort);
+        for (int i = 0; i < count; i++) {
+            txIov.set(LONG, (long) i * IOVEC, addresses[i]);
+            txIov.set(LONG, (long) i * IOVEC + 8, lengths[i]);
+        }
+        txMsg.set(LONG, MSG_IOVLEN, count);
+        if (count > 1) {
+            txControl.set(SHORT, CMSG_HEADER, (short) lengths[0]);
+            txMsg.set(LONG, MSG_CONTROLLEN, CMSG_HEADER + 8L); // CMSG_SPACE(sizeof(uint16_t))
+        } else {
+            txMsg.set(LONG, MSG_CONTROLLEN, 0L);
+        }
+        return NativeUdp.sendmsg(txState, fd, txMsg) >= 0;
+    }
+
+    /** The errno of the last failed send. */
+    int lastSendErrno() {
+        return NativeUdp.errno(txState);
+    }
+
+    /** Waits until the receive socket is readable, {@link #wakeup} is called, or the timeout passes. */
+    void await(long timeoutMs) {
+        int n = NativeUdp.poll(pollFds, 2, (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeoutMs)));
+        if (n > 0 && (pollFds.get(SHORT, 14) & NativeUdp.POLLIN) != 0) {
+            NativeUdp.read(eventFd, eventRead, 8); // reset the wake-up
+        }
+    }
+
+    /** Ends an {@link #await} in progress (any thread). */
+    void wakeup() {
+        synchronized (wakeLock) {
+            if (!closed) {
+                NativeUdp.write(eventFd, eventWrite, 8);
+            }
+        }
+    }
+
+    void close() {
+        synchronized (wakeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            NativeUdp.close(eventFd);
+        }
+        NativeUdp.close(mainFd);
+        for (int s : bySourcePort) {
+            if (s != 0) {
+                NativeUdp.close(s - 1);
+            }
+        }
+    }
+}
