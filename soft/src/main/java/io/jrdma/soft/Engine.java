@@ -10,8 +10,10 @@ import io.jrdma.wire.Icrc;
 import io.jrdma.wire.Opcode;
 import io.jrdma.wire.Transport;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -50,8 +52,10 @@ final class Engine implements AutoCloseable {
     private final ByteBuffer[] slotBuffers;
     private final long[] slotAddresses;
     private int slot;
-    private final long[] batchAddresses;
-    private final int[] batchLengths;
+    private final int[] batchLengths;  // per packet
+    private final long[] iovAddresses; // per piece: a packet is its slot, or header, payload pieces and trailer
+    private final int[] iovLengths;
+    private int iovCount;
     private int batchCount;
     private int batchBytes;
     private int batchSourcePort;
@@ -96,8 +100,10 @@ final class Engine implements AutoCloseable {
             slotSegments[i] = MemorySegment.ofBuffer(slotBuffers[i]);
             slotAddresses[i] = slotSegments[i].address();
         }
-        batchAddresses = new long[maxSegments];
         batchLengths = new int[maxSegments];
+        int iov = maxSegments > 1 ? UdpLink.maxPieces() : 1;
+        iovAddresses = new long[iov];
+        iovLengths = new int[iov];
         txBuffer = slotBuffers[0];
         tx = slotSegments[0];
         rxBuffer = ByteBuffer.allocateDirect(65536);
@@ -478,7 +484,7 @@ final class Engine implements AutoCloseable {
      * cannot join it), with the ICRC for the IPv4 ID Linux will give it: its index in the batch.
      */
     private void stage(int srcPort, int destIp, int destPort, int total) {
-        if (batchCount > 0 && !joins(srcPort, destIp, destPort, total)) {
+        if (batchCount > 0 && !joins(srcPort, destIp, destPort, total, 1)) {
             flush();
         }
         int k = batchCount;
@@ -496,10 +502,15 @@ final class Engine implements AutoCloseable {
             batchDestIp = destIp;
             batchDestPort = destPort;
         }
-        batchAddresses[k] = slotAddresses[slot];
+        iovAddresses[iovCount] = slotAddresses[slot];
+        iovLengths[iovCount++] = total;
         batchLengths[k] = total;
         batchCount = k + 1;
         batchBytes += total;
+        nextSlot();
+    }
+
+    private void nextSlot() {
         slot = slot + 1 == slotSegments.length ? 0 : slot + 1;
         tx = slotSegments[slot];
         txBuffer = slotBuffers[slot];
@@ -509,11 +520,106 @@ final class Engine implements AutoCloseable {
     }
 
     /** Whether a packet can follow the batch in one GSO send: same flow, and the batch's last packet full-size. */
-    private boolean joins(int srcPort, int destIp, int destPort, int total) {
+    private boolean joins(int srcPort, int destIp, int destPort, int total, int pieces) {
         int segment = batchLengths[0];
         return srcPort == batchSourcePort && destIp == batchDestIp && destPort == batchDestPort
                 && batchLengths[batchCount - 1] == segment && total <= segment
-                && batchBytes + total <= UdpLink.maxSegmentsBytes();
+                && batchBytes + total <= UdpLink.maxSegmentsBytes() && iovCount + pieces <= iovAddresses.length;
+    }
+
+    // ----------------------------------------------------------------------- payload by reference (native links)
+
+    private static final int MAX_PIECES = SoftLimits.MAX_SGE + 1;
+    private static final ValueLayout.OfInt ICRC_LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer[] pieceBuffers = new ByteBuffer[MAX_PIECES];
+    private final int[] pieceOffsets = new int[MAX_PIECES];
+    private final int[] pieceLengths = new int[MAX_PIECES];
+    private final long[] pieceAddresses = new long[MAX_PIECES];
+    private int pieces;
+
+    /**
+     * Whether the packet being built may name its payload in registered memory instead of copying it
+     * ({@link #addPiece}, {@link #transmitByReference}): on a native link, with no tap or test hook that must see
+     * whole packets.
+     */
+    boolean byReference() {
+        return maxSegments > 1 && BY_REFERENCE && tap == null && dropTx == null;
+    }
+
+    /** {@code -Djrdma.copyPayload=true} copies every payload into the packet (for A/B measurements). */
+    private static final boolean BY_REFERENCE = !Boolean.getBoolean("jrdma.copyPayload");
+
+    /** Starts the payload pieces of a packet over. */
+    void clearPieces() {
+        pieces = 0;
+    }
+
+    /**
+     * Adds {@code length} bytes of {@code mr} at {@code offset} to the payload of the packet being built; false
+     * when they cannot be sent by reference (too many pieces, memory that is not native or too large for a buffer
+     * view), and the caller copies the payload instead.
+     */
+    boolean addPiece(SoftMr mr, long offset, int length) {
+        ByteBuffer b = mr.buffer();
+        if (pieces == MAX_PIECES || b == null) {
+            return false;
+        }
+        pieceBuffers[pieces] = b;
+        pieceOffsets[pieces] = (int) offset;
+        pieceLengths[pieces] = length;
+        pieceAddresses[pieces] = mr.address + offset;
+        pieces++;
+        return true;
+    }
+
+    /**
+     * Sends the packet whose headers ({@code hdr} bytes) are built at {@link #tx} and whose {@code payload} bytes
+     * are the pieces added since {@link #clearPieces}: the kernel gathers them from registered memory, so the
+     * payload is read twice (ICRC, kernel copy) and never copied by the engine.
+     */
+    void transmitByReference(SoftQp qp, int hdr, int payload, int pad) {
+        int total = hdr + payload + pad + 4;
+        if (portDown) {
+            counters.increment(Counter.PORT_XMIT_DISCARDS);
+            return;
+        }
+        int srcPort = qp.srcPort;
+        int destIp = qp.destIp;
+        int destPort = qp.destAddress.getPort();
+        int n = pieces;
+        if (batchCount > 0 && !joins(srcPort, destIp, destPort, total, n + 2)) {
+            flush();
+        }
+        int k = batchCount;
+        int crc = icrc.computeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, k, txBuffer, hdr, total,
+                pieceBuffers, pieceOffsets, pieceLengths, n, pad);
+        MemorySegment t = tx;
+        for (int i = 0; i < pad; i++) {
+            t.set(ValueLayout.JAVA_BYTE, hdr + i, (byte) 0);
+        }
+        t.set(ICRC_LE, hdr + pad, crc);
+        if (k == 0) {
+            batchSourcePort = srcPort;
+            batchDestIp = destIp;
+            batchDestPort = destPort;
+        }
+        long base = slotAddresses[slot];
+        iovAddresses[iovCount] = base;
+        iovLengths[iovCount++] = hdr;
+        for (int i = 0; i < n; i++) {
+            iovAddresses[iovCount] = pieceAddresses[i];
+            iovLengths[iovCount++] = pieceLengths[i];
+        }
+        iovAddresses[iovCount] = base + hdr;
+        iovLengths[iovCount++] = pad + 4;
+        pieces = 0;
+        batchLengths[k] = total;
+        batchCount = k + 1;
+        batchBytes += total;
+        nextSlot();
+        if (batchCount == maxSegments) {
+            flush();
+        }
     }
 
     /** Sends the GSO batch, if any. */
@@ -525,7 +631,10 @@ final class Engine implements AutoCloseable {
         batchCount = 0;
         int bytes = batchBytes;
         batchBytes = 0;
-        if (link.sendSegments(batchSourcePort, batchDestIp, batchDestPort, batchAddresses, batchLengths, n)) {
+        int iov = iovCount;
+        iovCount = 0;
+        if (link.sendSegments(batchSourcePort, batchDestIp, batchDestPort, iovAddresses, iovLengths, iov,
+                n > 1 ? batchLengths[0] : 0)) {
             counters.add(Counter.SENT_PKTS, n);
             counters.add(Counter.PORT_XMIT_DATA, bytes);
             counters.add(Counter.PORT_XMIT_PACKETS, n);

@@ -282,6 +282,11 @@ final class Requester {
             Ieth.setRkey(tx, op.iethOffset(), w.invalidateRkey);
         }
         int hdr = op.headerLength();
+        if (payload > 0 && !w.inline && engine.byReference() && Sgl.reference(qp.context.mrs, qp.pd, w.sgeAddr,
+                w.sgeLength, w.sgeLkey, w.numSge, offset, payload, engine)) {
+            engine.transmitByReference(qp, hdr, payload, pad); // the kernel gathers the payload from the MRs
+            return true;
+        }
         if (payload > 0) {
             if (w.inline) {
                 MemorySegment.copy(w.inlineData, offset, tx, hdr, payload);

@@ -542,6 +542,14 @@ final class Responder {
                 fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null); // deregistered or invalidated while being read
                 return false;
             }
+            if (engine.byReference()) {
+                engine.clearPieces();
+                if (engine.addPiece(mr, r.va + offset - mr.address, payload)) {
+                    engine.transmitByReference(qp, hdr, payload, pad); // the kernel reads the MR directly
+                    r.sent++;
+                    return true;
+                }
+            }
             MemorySegment.copy(mr.segment, r.va + offset - mr.address, tx, hdr, payload);
         }
         for (int i = 0; i < pad; i++) {

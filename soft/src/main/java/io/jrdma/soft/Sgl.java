@@ -23,6 +23,39 @@ final class Sgl {
         return copy(mrs, pd, addr, len, lkey, n, msgOffset, dst, dstOffset, count, false);
     }
 
+    /**
+     * Names the {@code count} bytes of the list at message offset {@code msgOffset} as payload pieces of the
+     * engine's packet ({@link Engine#addPiece}), with the checks of {@link #gather}; false when any check fails or
+     * a piece cannot be sent by reference, and the caller then gathers by copy (which reports a failed check).
+     */
+    static boolean reference(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
+            int count, Engine engine) {
+        engine.clearPieces();
+        long skip = msgOffset;
+        int left = count;
+        for (int i = 0; i < n && left > 0; i++) {
+            long l = len[i] & 0xFFFFFFFFL;
+            if (skip >= l) {
+                skip -= l;
+                continue;
+            }
+            int chunk = (int) Math.min(l - skip, left);
+            SoftMr mr = mrs.lookup(lkey[i]);
+            long va = addr[i] + skip;
+            if (mr == null || mr.pd != pd || !mr.covers(va, chunk) || !engine.addPiece(mr, va - mr.address, chunk)) {
+                engine.clearPieces();
+                return false;
+            }
+            left -= chunk;
+            skip = 0;
+        }
+        if (left != 0) {
+            engine.clearPieces();
+            return false;
+        }
+        return true;
+    }
+
     /** Copies {@code count} bytes from {@code src} into the list at message offset {@code msgOffset}. */
     static boolean scatter(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
             MemorySegment src, long srcOffset, int count) {

@@ -17,6 +17,24 @@ final class SoftMr implements MemoryRegion {
     private volatile boolean valid = true;
     int boundWindows; // memory windows bound to this region (rxe num_mw); engine lock held
 
+    private java.nio.ByteBuffer buffer;
+    private boolean noBuffer;
+
+    /**
+     * A buffer view of the region for the engine to read payload by reference (ICRC), made on first use; null when
+     * the memory is not native or larger than a buffer can be (the engine then copies). Engine thread only.
+     */
+    java.nio.ByteBuffer buffer() {
+        if (buffer == null && !noBuffer) {
+            if (segment.isNative() && segment.byteSize() <= Integer.MAX_VALUE && !segment.isReadOnly()) {
+                buffer = segment.asByteBuffer();
+            } else {
+                noBuffer = true;
+            }
+        }
+        return buffer;
+    }
+
     SoftMr(SoftPd pd, MemorySegment segment, int key, int access) {
         this.pd = pd;
         this.segment = segment;

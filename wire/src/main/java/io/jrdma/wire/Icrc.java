@@ -126,6 +126,61 @@ public final class Icrc {
         putLe(pkt, off + ibLen - LENGTH, computeIpv4(srcIp, dstIp, srcPort, dstPort, ipId, pkt, off, ibLen));
     }
 
+    /**
+     * Computes the IPv4 ICRC of a packet whose bytes are not contiguous: its headers at the start of {@code hdr}
+     * ({@code hdrLength} bytes, BTH first), then {@code n} payload pieces ({@code parts[i]} from {@code offs[i]},
+     * {@code lens[i]} bytes), then {@code pad} zero bytes; {@code ibLen} is the whole IB packet with its ICRC. The
+     * parts' positions and limits are changed. Used to send payload straight from registered memory.
+     */
+    public int computeIpv4(int srcIp, int dstIp, int srcPort, int dstPort, int ipId, ByteBuffer hdr, int hdrLength,
+                           int ibLen, ByteBuffer[] parts, int[] offs, int[] lens, int n, int pad) {
+        if (ibLen < MIN_IB_LENGTH || hdrLength < Bth.LENGTH || pad < 0 || pad > 3) {
+            throw new IllegalArgumentException("bad packet layout: " + hdrLength + " header bytes, " + ibLen
+                    + " in all, pad " + pad);
+        }
+        byte[] h = pseudo;
+        int ip = MASKED_LRH;
+        h[ip] = 0x45;
+        h[ip + 1] = (byte) 0xFF;
+        putShort(h, ip + 2, IPV4_HEADER + UDP_HEADER + ibLen);
+        putShort(h, ip + 4, ipId);
+        putShort(h, ip + 6, 0x4000);
+        h[ip + 8] = (byte) 0xFF;
+        h[ip + 9] = 17;
+        putShort(h, ip + 10, 0xFFFF);
+        putInt(h, ip + 12, srcIp);
+        putInt(h, ip + 16, dstIp);
+        putUdpAndBth(h, ip + IPV4_HEADER, srcPort, dstPort, hdr, 0, ibLen);
+        CRC32 c = crc;
+        c.reset();
+        c.update(h, 0, IPV4_PSEUDO);
+        update(c, hdr, Bth.LENGTH, hdrLength - Bth.LENGTH);
+        for (int i = 0; i < n; i++) {
+            update(c, parts[i], offs[i], lens[i]);
+        }
+        if (pad > 0) {
+            c.update(ZERO_PAD, 0, pad);
+        }
+        return (int) c.getValue();
+    }
+
+    private static final byte[] ZERO_PAD = new byte[3];
+
+    private static void update(CRC32 c, ByteBuffer b, int off, int len) {
+        if (len <= 0) {
+            return;
+        }
+        if (b.hasArray()) {
+            c.update(b.array(), b.arrayOffset() + off, len);
+            return;
+        }
+        int position = b.position();
+        int limit = b.limit();
+        b.clear().position(off).limit(off + len);
+        c.update(b);
+        b.limit(limit).position(position);
+    }
+
     /** True when the packet's ICRC matches for the given IPv4 ID. */
     public boolean verifyIpv4(int srcIp, int dstIp, int srcPort, int dstPort, int ipId, ByteBuffer pkt, int off,
                               int ibLen) {

@@ -38,6 +38,8 @@ final class NativeDatagrams {
     static final int MAX_SEGMENTS = 64;
     /** Most payload bytes in one IPv4 UDP datagram, which bounds a GSO send. */
     static final int MAX_DATAGRAM = 65_507;
+    /** Most pieces one send gathers (Linux UIO_MAXIOV). */
+    static final int MAX_IOV = 1024;
 
     private static final int CONTROL_BYTES = 64;
     private static final int SOURCE_PORT_BASE = 0xC000;
@@ -99,7 +101,7 @@ final class NativeDatagrams {
 
         txMsg = arena.allocate(MSGHDR, 8);
         txName = arena.allocate(SOCKADDR_IN, 8);
-        txIov = arena.allocate((long) IOVEC * MAX_SEGMENTS, 8);
+        txIov = arena.allocate((long) IOVEC * MAX_IOV, 8);
         txControl = arena.allocate(CMSG_HEADER + 8, 8);
         txState = arena.allocate(NativeUdp.callStateBytes(), 8);
         txMsg.set(LONG, MSG_NAME, txName.address());
@@ -202,7 +204,7 @@ final class NativeDatagrams {
         }
         oneAddress[0] = txAddress + buf.position();
         oneLength[0] = buf.remaining();
-        if (sendSegments(sourcePort, destIp, destPort, oneAddress, oneLength, 1)) {
+        if (sendSegments(sourcePort, destIp, destPort, oneAddress, oneLength, 1, 0)) {
             buf.position(buf.limit());
             return true;
         }
@@ -210,11 +212,13 @@ final class NativeDatagrams {
     }
 
     /**
-     * Sends {@code count} packets (native addresses and lengths) as one datagram. With more than one, every packet
-     * but the last must be {@code lengths[0]} bytes long (the GSO segment size), the last no longer, and the total
-     * at most {@link #MAX_DATAGRAM}: Linux then puts each packet on the wire as its own UDP datagram.
+     * Sends one datagram gathered from {@code count} pieces of native memory (an I/O vector, at most
+     * {@link #MAX_IOV}). With {@code segment} above 0 it is a GSO run: packets of {@code segment} bytes each, the
+     * last no longer, at most {@link #MAX_SEGMENTS} of them and {@link #MAX_DATAGRAM} bytes in all, which Linux
+     * puts on the wire as one UDP datagram each.
      */
-    boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths, int count) {
+    boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths, int count,
+                         int segment) {
         int fd = mainFd;
         if (sourcePort != port && sourcePort >= SOURCE_PORT_BASE && sourcePort <= 0xFFFF) {
             int s = bySourcePort[sourcePort - SOURCE_PORT_BASE];
@@ -228,8 +232,8 @@ final class NativeDatagrams {
             txIov.set(LONG, (long) i * IOVEC + 8, lengths[i]);
         }
         txMsg.set(LONG, MSG_IOVLEN, count);
-        if (count > 1) {
-            txControl.set(SHORT, CMSG_HEADER, (short) lengths[0]);
+        if (segment > 0) {
+            txControl.set(SHORT, CMSG_HEADER, (short) segment);
             txMsg.set(LONG, MSG_CONTROLLEN, CMSG_HEADER + 8L); // CMSG_SPACE(sizeof(uint16_t))
         } else {
             txMsg.set(LONG, MSG_CONTROLLEN, 0L);

@@ -128,15 +128,20 @@ public class UdpLink implements AutoCloseable {
     }
 
     /**
-     * Sends {@code count} packets at native addresses in one call (a GSO datagram; see {@link NativeDatagrams}):
-     * every packet but the last is {@code lengths[0]} bytes, the last no longer. Only when {@link #maxSegments()}
-     * is above 1.
+     * Sends one datagram gathered from {@code count} pieces at native addresses (at most {@link #maxPieces()}); with
+     * {@code segment} above 0, a GSO run of packets of that size, the last no longer (see {@link NativeDatagrams}).
+     * Only when {@link #maxSegments()} is above 1.
      *
-     * @return true when the kernel took them
+     * @return true when the kernel took it
      */
     public boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths,
-                                int count) {
-        return nat.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count);
+                                int count, int segment) {
+        return nat.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment);
+    }
+
+    /** The most pieces one {@link #sendSegments} call gathers. */
+    public static int maxPieces() {
+        return NativeDatagrams.MAX_IOV;
     }
 
     /**
