@@ -155,10 +155,14 @@ final class AeronBench {
 
     // ------------------------------------------------------------------------------------------------- streams
 
-    /** Counts and checks messages of the bw (size >= 16) or msg-rate (size 2) stream. */
+    /**
+     * Counts and checks messages of the bw (size >= 16) or msg-rate (size 2) stream. Aeron catches what a handler
+     * throws (and goes on polling), so a bad message is recorded and reported by {@link #check} after the poll.
+     */
     private static final class Receiver implements FragmentHandler {
         final int size;
         long count;
+        String failure;
 
         Receiver(int size) {
             this.size = size;
@@ -166,24 +170,35 @@ final class AeronBench {
 
         @Override
         public void onFragment(DirectBuffer buffer, int offset, int length, Header header) {
+            if (failure != null) {
+                return;
+            }
             if (length != size) {
-                throw new BenchFailure("Aeron message " + count + " of " + length + " bytes, expected " + size);
+                failure = "Aeron message " + count + " of " + length + " bytes, expected " + size;
+                return;
             }
             if (size >= 16) {
                 long want = count + 1;
                 long first = buffer.getLong(offset, ByteOrder.LITTLE_ENDIAN);
                 long last = buffer.getLong(offset + size - 8, ByteOrder.LITTLE_ENDIAN);
                 if (first != want || last != want) {
-                    throw new BenchFailure("Aeron message " + count + ": words " + first + " / " + last
-                            + ", expected " + want);
+                    failure = "Aeron message " + count + ": words " + first + " / " + last + ", expected " + want;
+                    return;
                 }
             } else {
                 short v = buffer.getShort(offset, ByteOrder.LITTLE_ENDIAN);
                 if (v != (short) count) {
-                    throw new BenchFailure("Aeron message " + count + ": value " + v + ", expected " + (short) count);
+                    failure = "Aeron message " + count + ": value " + v + ", expected " + (short) count;
+                    return;
                 }
             }
             count++;
+        }
+
+        void check() {
+            if (failure != null) {
+                throw new BenchFailure(failure);
+            }
         }
     }
 
@@ -198,6 +213,7 @@ final class AeronBench {
             long total = -1;
             while (true) {
                 int n = sub.poll(handler, FRAGMENTS);
+                r.check();
                 if (!window.done()) {
                     window.tick(r.count);
                 } else {

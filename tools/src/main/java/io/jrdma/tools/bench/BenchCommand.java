@@ -16,9 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code jrdma bench}: jrdma against the baselines a Java engineer would otherwise use — NIO TCP/UDP and Aeron —
@@ -38,9 +36,6 @@ public final class BenchCommand implements Callable<Integer> {
     /** The Aeron media driver's threading mode each scenario uses unless told otherwise. */
     static final Map<Scenario, String> DEFAULT_AERON_THREADING = defaults("INVOKER", "INVOKER", "INVOKER",
             "INVOKER", "INVOKER");
-
-    @Spec
-    private CommandSpec spec;
 
     @Option(names = "--quick", description = "tiny runs (for tests): 0.1 s warm-up, 0.2 s measured, 1 repetition, "
             + "shallow queues")
@@ -109,21 +104,29 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--jvm-arg", paramLabel = "FLAG", description = "an extra flag for the child JVMs (repeatable)")
     private List<String> jvmArgs = new ArrayList<>();
 
-    @Option(names = {"-v", "--verbose"}, description = "print every run's result lines")
+    @Option(names = {"-v", "--verbose"},
+            description = "print every run's result lines and what the children printed (jrdma's device counters)")
     private boolean verbose;
 
     @Option(names = "--test-corrupt", split = ",", hidden = true,
             description = "test hook: the senders of these systems corrupt one message")
     private Set<String> corrupt = new LinkedHashSet<>();
 
-    /** Used by picocli. */
+    private final PrintStream out;
+    private final PrintStream err;
+
+    /** Used by picocli: prints to System.out and System.err. */
     public BenchCommand() {
+        this(System.out, System.err);
+    }
+
+    BenchCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
     }
 
     @Override
     public Integer call() {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
         BenchConfig c;
         try {
             c = config();
@@ -148,8 +151,9 @@ public final class BenchCommand implements Callable<Integer> {
                     List<Case> group = cases.subList(from, Math.min(cases.size(), from + batch));
                     List<Params> params = new ArrayList<>();
                     for (Case k : group) {
-                        params.add(c.corrupt().contains(k.system())
-                                ? k.params().with("corrupt", BenchConfig.CORRUPT_MESSAGE) : k.params());
+                        Params p = c.corrupt().contains(k.system())
+                                ? k.params().with("corrupt", BenchConfig.CORRUPT_MESSAGE) : k.params();
+                        params.add(verbose ? p.with("debug", true) : p);
                     }
                     List<ChildPair.Outcome> outcomes = ChildPair.run(c, params, c.childTimeoutMs() * group.size());
                     for (int i = 0; i < group.size(); i++) {
@@ -160,8 +164,10 @@ public final class BenchCommand implements Callable<Integer> {
                                 k.label(), rep, c.repeat());
                         if (o.ok()) {
                             results.computeIfAbsent(k.key(), x -> new ArrayList<>()).add(o.figures());
-                            err.println(where + ": " + o.figures().summary(k.params().str("workload"))
-                                    + (verbose ? "  " + o.figures() : ""));
+                            err.println(where + ": " + o.figures().summary(k.params().str("workload")));
+                            if (verbose) {
+                                err.println("    " + o.figures() + "; " + o.notes());
+                            }
                         } else {
                             failures.add(where + ": " + o.error());
                             err.println(where + ": FAILED: " + o.error());

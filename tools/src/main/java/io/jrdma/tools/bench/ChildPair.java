@@ -26,8 +26,12 @@ import java.util.stream.Stream;
  */
 final class ChildPair {
 
-    /** What one run gave: the figures, or why there are none. */
-    record Outcome(Figures figures, String error) {
+    /** What one run gave: the figures, or why there are none; {@code notes}: what the children printed besides. */
+    record Outcome(Figures figures, String error, String notes) {
+        Outcome(Figures figures, String error) {
+            this(figures, error, "");
+        }
+
         boolean ok() {
             return figures != null;
         }
@@ -148,8 +152,9 @@ final class ChildPair {
         List<Outcome> all = new ArrayList<>();
         int good = Math.min(s.results.size(), k.results.size());
         boolean clean = timeout == null && s.exit() == 0 && k.exit() == 0;
+        String notes = "server: " + s.errors() + " / client: " + k.errors();
         for (int i = 0; i < Math.min(good, n); i++) {
-            all.add(new Outcome(new Figures(s.results.get(i), k.results.get(i)), null));
+            all.add(new Outcome(new Figures(s.results.get(i), k.results.get(i)), null, notes));
         }
         if (all.size() == n && clean) {
             return all;
