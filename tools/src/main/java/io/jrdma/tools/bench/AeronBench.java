@@ -227,7 +227,9 @@ final class AeronBench {
                         break;
                     }
                 }
-                deadline.check("receiving Aeron messages (" + r.count + " so far)");
+                if (deadline.passed()) {
+                    throw deadline.timeout("receiving Aeron messages (" + r.count + " so far)");
+                }
                 node.idle(n);
             }
             if (r.count != total) {

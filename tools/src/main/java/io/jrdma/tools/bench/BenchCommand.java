@@ -33,8 +33,12 @@ public final class BenchCommand implements Callable<Integer> {
     /** The engine threading each scenario uses unless told otherwise (see BENCHMARKS.md for why). */
     static final Map<Scenario, String> DEFAULT_THREADING = defaults("INVOKER", "INVOKER", "INVOKER", "INVOKER",
             "INVOKER");
-    /** The Aeron media driver's threading mode each scenario uses unless told otherwise. */
-    static final Map<Scenario, String> DEFAULT_AERON_THREADING = defaults("INVOKER", "INVOKER", "INVOKER",
+    /**
+     * The Aeron media driver's threading mode each scenario uses unless told otherwise: a shared driver thread with a
+     * backoff idle strategy for the streams, one busy thread per process (INVOKER) for ping-pong (see
+     * BENCHMARKS.md); read-bw and qp-scaling have no Aeron case.
+     */
+    static final Map<Scenario, String> DEFAULT_AERON_THREADING = defaults("SHARED", "INVOKER", "SHARED",
             "INVOKER", "INVOKER");
 
     @Option(names = "--quick", description = "tiny runs (for tests): 0.1 s warm-up, 0.2 s measured, 1 repetition, "
@@ -67,7 +71,8 @@ public final class BenchCommand implements Callable<Integer> {
     private List<String> threading = new ArrayList<>();
 
     @Option(names = "--aeron-threading", split = ",", paramLabel = "[SCENARIO=]MODE",
-            description = "Aeron media driver threading: INVOKER, SHARED, SHARED_NETWORK or DEDICATED (default INVOKER)")
+            description = "Aeron media driver threading: INVOKER, SHARED, SHARED_NETWORK or DEDICATED "
+                    + "(default SHARED for write-bw and msg-rate, INVOKER for send-lat)")
     private List<String> aeronThreading = new ArrayList<>();
 
     @Option(names = "--aeron-mtu", defaultValue = "8192", paramLabel = "BYTES",
@@ -287,11 +292,14 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** One line on what ran where: the machine, the JDK, timing, repetitions, threading. */
     static String header(BenchConfig c) {
+        List<Scenario> withAeron = new ArrayList<>(c.scenarios());
+        withAeron.retainAll(List.of(Scenario.WRITE_BW, Scenario.SEND_LAT, Scenario.MSG_RATE));
+        String aeron = withAeron.isEmpty() ? ""
+                : "; Aeron driver " + modes(c.aeronThreading(), withAeron) + ", mtu " + c.aeronMtu();
         return String.format(Locale.ROOT, "jrdma bench: %s; warm-up %.1f s, measured %.1f s, median of %d run(s); "
-                + "jrdma threading %s; Aeron driver %s, mtu %d%s", Machine.describe(), c.warmupMs() / 1000.0,
-                c.durationMs() / 1000.0, c.repeat(), modes(c.threading(), c.scenarios()),
-                modes(c.aeronThreading(), c.scenarios()), c.aeronMtu(), c.quick() ? "; --quick (figures meaningless)"
-                : "");
+                + "jrdma threading %s%s%s", Machine.describe(), c.warmupMs() / 1000.0, c.durationMs() / 1000.0,
+                c.repeat(), modes(c.threading(), c.scenarios()), aeron,
+                c.quick() ? "; --quick (figures meaningless)" : "");
     }
 
     private static String modes(Map<Scenario, String> m, List<Scenario> scenarios) {

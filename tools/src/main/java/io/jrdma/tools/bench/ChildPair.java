@@ -86,8 +86,10 @@ final class ChildPair {
      */
     static List<Outcome> run(BenchConfig c, List<Params> runs, long budgetMs) {
         String tag = ProcessHandle.current().pid() + "-" + System.nanoTime();
-        Path serverDir = Path.of("/dev/shm", "jrdma-bench-" + tag + "-server");
-        Path clientDir = Path.of("/dev/shm", "jrdma-bench-" + tag + "-client");
+        Path shm = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")
+                : Path.of(System.getProperty("java.io.tmpdir")); // Aeron's own choice on Linux, else the temp dir
+        Path serverDir = shm.resolve("jrdma-bench-" + tag + "-server");
+        Path clientDir = shm.resolve("jrdma-bench-" + tag + "-client");
         List<Params> server = new ArrayList<>();
         List<Params> client = new ArrayList<>();
         for (Params p : runs) {

@@ -17,14 +17,24 @@ final class Deadline {
         return atNs;
     }
 
+    /** Whether the deadline has passed. */
+    boolean passed() {
+        return System.nanoTime() - atNs > 0;
+    }
+
+    /** The failure to throw once {@link #passed()}: not done while {@code what}. */
+    TimeoutException timeout(String what) {
+        return new TimeoutException("not done within " + budgetMs + " ms while " + what);
+    }
+
     /**
-     * Fails once the deadline has passed.
+     * Fails once the deadline has passed; {@code what} should be a constant (it is not built on the hot path).
      *
      * @throws TimeoutException naming {@code what} the child was doing
      */
     void check(String what) throws TimeoutException {
-        if (System.nanoTime() - atNs > 0) {
-            throw new TimeoutException("not done within " + budgetMs + " ms while " + what);
+        if (passed()) {
+            throw timeout(what);
         }
     }
 }

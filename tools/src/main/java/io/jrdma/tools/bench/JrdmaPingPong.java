@@ -67,11 +67,12 @@ final class JrdmaPingPong {
             Latencies lat = new Latencies(p.integer("iters"));
             long warmEnd = System.nanoTime() + p.lng("warmup_ms") * 1_000_000L;
             long end = warmEnd + p.lng("duration_ms") * 1_000_000L;
+            BooleanSupplier never = () -> false;
             for (long i = 0; ; i++) {
                 short v = (short) (i % 0xFFFF);
                 long t0 = System.nanoTime();
                 pp.post(v);
-                short echo = pp.receive(() -> false);
+                short echo = pp.receive(never);
                 long t1 = System.nanoTime();
                 if (echo != v) {
                     throw new BenchFailure("round trip " + i + ": echo " + echo + ", sent " + v);
@@ -94,8 +95,9 @@ final class JrdmaPingPong {
             JrdmaPingPong pp = new JrdmaPingPong(side, p, deadline);
             pp.postReceives();
             side.connect(control, true, deadline.nanos());
+            BooleanSupplier stopped = control::stopped;
             for (long i = 0; ; i++) {
-                short v = pp.receive(control::stopped);
+                short v = pp.receive(stopped);
                 if (v == STOP) {
                     break;
                 }

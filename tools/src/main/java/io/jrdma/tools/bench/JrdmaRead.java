@@ -99,7 +99,9 @@ final class JrdmaRead {
                 if (stopping && drained(posted, completed, g.signal())) {
                     break;
                 }
-                deadline.check("reading (" + count + " messages so far)");
+                if (deadline.passed()) {
+                    throw deadline.timeout("reading (" + count + " messages so far)");
+                }
                 for (int q = 0; q < g.qps(); q++) {
                     long room = g.depth() - (posted[q] - completed[q]);
                     if (stopping) {

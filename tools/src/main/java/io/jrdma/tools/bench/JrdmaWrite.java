@@ -261,7 +261,9 @@ final class JrdmaWrite {
                         break;
                     }
                 }
-                deadline.check("receiving RDMA WRITEs (" + count + " so far)");
+                if (deadline.passed()) {
+                    throw deadline.timeout("receiving RDMA WRITEs (" + count + " so far)");
+                }
                 if (got == 0) {
                     Thread.onSpinWait();
                 }
