@@ -158,7 +158,7 @@ public final class BenchCommand implements Callable<Integer> {
                     for (Case k : group) {
                         Params p = c.corrupt().contains(k.system())
                                 ? k.params().with("corrupt", BenchConfig.CORRUPT_MESSAGE) : k.params();
-                        params.add(verbose ? p.with("debug", true) : p);
+                        params.add(verbose ? p.with("debug", true).with("trace", true) : p);
                     }
                     List<ChildPair.Outcome> outcomes = ChildPair.run(c, params, c.childTimeoutMs() * group.size());
                     for (int i = 0; i < group.size(); i++) {
