@@ -158,7 +158,7 @@ public final class BenchCommand implements Callable<Integer> {
                     for (Case k : group) {
                         Params p = c.corrupt().contains(k.system())
                                 ? k.params().with("corrupt", BenchConfig.CORRUPT_MESSAGE) : k.params();
-                        params.add(verbose ? p.with("debug", true) : p);
+                        params.add(verbose ? p.with("debug", true).with("trace", true) : p);
                     }
                     List<ChildPair.Outcome> outcomes = ChildPair.run(c, params, c.childTimeoutMs() * group.size());
                     for (int i = 0; i < group.size(); i++) {
@@ -228,6 +228,12 @@ public final class BenchCommand implements Callable<Integer> {
         if (r < 1 || r > 100) {
             throw new IllegalArgumentException("--repeat must be 1..100");
         }
+        checkLoopback(serverAddress, "--server-address");
+        checkLoopback(clientAddress, "--client-address");
+        if (serverAddress.equals(clientAddress)) {
+            throw new IllegalArgumentException("--server-address and --client-address must differ: each process "
+                    + "binds its own soft device (UDP port 4791) on its address");
+        }
         checkPort(port, "--port");
         checkPort(aeronPort, "--aeron-port");
         if (aeronMtu < 1024 || aeronMtu > 65504 || aeronMtu % 32 != 0) {
@@ -254,6 +260,19 @@ public final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException(name + " must be between " + min / 1000.0 + " and 3600 seconds");
         }
         return Math.round(s * 1000);
+    }
+
+    /** Both children run on this machine: their addresses are IPv4 loopback addresses (127.0.0.0/8). */
+    private static void checkLoopback(String address, String name) {
+        String[] parts = address.split("\\.", -1);
+        boolean ok = parts.length == 4 && parts[0].equals("127");
+        for (int i = 0; ok && i < 4; i++) {
+            ok = parts[i].matches("[0-9]{1,3}") && Integer.parseInt(parts[i]) <= 255;
+        }
+        if (!ok) {
+            throw new IllegalArgumentException(name + " must be an IPv4 loopback address (127.x.y.z), not '" + address
+                    + "'");
+        }
     }
 
     private static void checkPort(int p, String name) {

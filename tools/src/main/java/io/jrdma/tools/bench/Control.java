@@ -62,7 +62,12 @@ final class Control implements AutoCloseable {
     static Control accept(String address, int port, long timeoutMs) throws IOException {
         try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(true);
-            listener.bind(new InetSocketAddress(address, port), 1);
+            try {
+                listener.bind(new InetSocketAddress(address, port), 1);
+            } catch (java.net.BindException e) {
+                throw new java.net.BindException("cannot bind the control port " + address + ":" + port + " ("
+                        + e.getMessage() + "; choose another --port)");
+            }
             listener.setSoTimeout((int) Math.max(1, timeoutMs));
             try {
                 return new Control(listener.accept());

@@ -31,12 +31,26 @@ final class NioBench {
     private NioBench() {
     }
 
+    private interface Binding {
+        void bind() throws IOException;
+    }
+
+    /** Binds, naming the address and port (the runner's --port + 1) when it is taken. */
+    private static void bind(Binding b, String what, Params p) throws IOException {
+        try {
+            b.bind();
+        } catch (java.net.BindException e) {
+            throw new java.net.BindException("cannot bind " + what + " " + p.str("self") + ":" + p.integer("dataport")
+                    + " (" + e.getMessage() + "; choose another --port)");
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------- TCP
 
     private static SocketChannel accept(Params p, Control control, Deadline deadline) throws Exception {
         try (ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.INET)) {
             listener.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
-            listener.bind(new InetSocketAddress(p.str("self"), p.integer("dataport")), 1);
+            bind(() -> listener.bind(new InetSocketAddress(p.str("self"), p.integer("dataport")), 1), "TCP", p);
             listener.configureBlocking(false);
             control.send("ready");
             while (true) {
@@ -212,7 +226,7 @@ final class NioBench {
     private static DatagramChannel udp(Params p) throws IOException {
         DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET);
         try {
-            ch.bind(new InetSocketAddress(p.str("self"), p.integer("dataport")));
+            bind(() -> ch.bind(new InetSocketAddress(p.str("self"), p.integer("dataport"))), "UDP", p);
             ch.connect(new InetSocketAddress(p.str("peer"), p.integer("dataport")));
             ch.configureBlocking(p.str("mode").equals("blocking"));
             return ch;

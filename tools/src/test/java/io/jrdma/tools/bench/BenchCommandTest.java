@@ -37,13 +37,14 @@ class BenchCommandTest {
     private static Run bench(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of(ADDRESSES));
+        List<String> all = new ArrayList<>(List.of(ADDRESSES));
+        all.addAll(List.of(args));
         int status;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
                 PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
             CommandLine cl = new CommandLine(new BenchCommand(o, e));
             cl.setErr(new java.io.PrintWriter(e, true));
+            cl.setOverwrittenOptionsAllowed(true); // a test's own option overrides the defaults above
             status = cl.execute(all.toArray(String[]::new));
         }
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
@@ -125,6 +126,9 @@ class BenchCommandTest {
         assertEquals(2, r.status(), r.all());
         r = bench("--frobnicate");
         assertEquals(2, r.status(), r.all());
+        r = bench("--quick", "--server-address", "10.0.0.1");
+        assertEquals(2, r.status(), r.all());
+        assertTrue(r.err().contains("--server-address must be an IPv4 loopback address"), r.all());
     }
 
     private static int count(String s, String what) {
