@@ -44,6 +44,7 @@ final class ChildPair {
             "--add-opens", "java.base/java.util.zip=ALL-UNNAMED",
             "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
             "--sun-misc-unsafe-memory-access=allow",
+            "--enable-native-access=ALL-UNNAMED", // the soft device's native UDP link (FFM)
             "-Dagrona.disable.bounds.checks=true");
 
     private static final int TAIL_LINES = 20;
