@@ -179,12 +179,28 @@ final class Engine implements AutoCloseable {
     /** Rings the doorbell after a post: runs the engine now (invoker) or wakes its thread (dedicated). */
     void doorbell() {
         if (threading == Threading.INVOKER) {
-            progress();
+            if (lock.tryLock()) {
+                try {
+                    doWork(false); // sends what was posted; the next poll receives
+                } finally {
+                    lock.unlock();
+                }
+            }
         } else {
             doorbellRung = true;
             if (sleeping) {
                 link.wakeup();
             }
+        }
+    }
+
+    /**
+     * After a receive is posted: a dedicated engine is woken (a QP in ERR flushes it at once); an invoker engine
+     * waits for the next call, since only a poll can observe what the pass would do, and it runs a pass first.
+     */
+    void recvDoorbell() {
+        if (threading != Threading.INVOKER) {
+            doorbell();
         }
     }
 
@@ -266,8 +282,16 @@ final class Engine implements AutoCloseable {
 
     /** One pass: receive, transmit, timers. Returns the amount of work done. Lock held. */
     int doWork() {
+        return doWork(true);
+    }
+
+    /**
+     * One pass; {@code receive} false skips the socket (a post's doorbell in invoker mode: what it posted goes out
+     * at once, and the poll that follows receives, one system call sooner on a request's way out).
+     */
+    private int doWork(boolean receive) {
         long now = clock.nanoTime();
-        int work = receive(now);
+        int work = receive ? receive(now) : 0;
         int senders = 0;
         for (int i = 0; i < liveCount; i++) {
             SoftQp qp = live[i];
@@ -285,8 +309,9 @@ final class Engine implements AutoCloseable {
             }
             try {
                 work += qp.completer.checkTimer(now);
-                work += qp.requester.transmit(now); // new requests first: an answer may precede a held ACK
-                work += qp.responder.transmit();
+                int requests = qp.requester.transmit(now); // first: an answer may precede a held ACK
+                work += requests;
+                work += qp.responder.transmit(now, requests > 0);
                 qp.checkSqDrained();
             } catch (RuntimeException e) {
                 // an engine bug must not stop the device: this QP fails (its WRs flush), the others go on

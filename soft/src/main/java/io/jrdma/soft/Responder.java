@@ -51,11 +51,17 @@ final class Responder {
     private int ackPsn;
     private int ackSyndrome;
     /**
-     * Invoker mode: a receive completed in this pass, so its ACK waits for the next pass. The application is about
-     * to poll that completion and often answers at once; its answer then goes out first (latency), and the ACK
-     * right after it, on the same call.
+     * Invoker mode: a receive completed, so its ACK waits until this QP's requester sends something or
+     * {@link #ACK_HOLD_NS} pass. The application is about to poll that completion and often answers at once; its
+     * answer then goes out first (latency) and the ACK right behind it.
      */
     private boolean holdAck;
+    private long holdSinceNs;
+    private int holdPasses;
+    /** And for at most this many engine passes (the answer takes one or two: poll, post). */
+    static final int HOLD_PASSES = 3;
+    /** How long an ACK may wait for the application's answer: far below any usable ACK timeout (67 ms here). */
+    static final long ACK_HOLD_NS = 20_000;
 
     private ReadResource[] reads = {new ReadResource()};
     private int readHead;
@@ -80,6 +86,8 @@ final class Responder {
         inMessage = NONE;
         ackPending = false;
         holdAck = false;
+        holdSinceNs = 0;
+        holdPasses = 0;
         readCount = 0;
         for (ReadResource r : reads) {
             r.used = false; // PSNs start over: no old request may be taken for a duplicate
@@ -488,7 +496,7 @@ final class Responder {
     }
 
     /** Streams read responses, then sends the pending ACK once no read response is owed before it. */
-    int transmit() {
+    int transmit(long nowNs, boolean requesterSent) {
         QpState s = qp.state;
         if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
             return 0;
@@ -508,10 +516,17 @@ final class Responder {
             }
         }
         if (ackPending && readCount == 0) {
-            if (holdAck && AethSyndrome.isAck(ackSyndrome)) {
-                holdAck = false;
-                return sent + 1; // work left: a caller's wait loop runs the next pass at once
+            if (holdAck && !requesterSent && AethSyndrome.isAck(ackSyndrome)) {
+                if (holdSinceNs == 0) {
+                    holdSinceNs = nowNs | 1;
+                }
+                if (++holdPasses <= HOLD_PASSES && nowNs - holdSinceNs < ACK_HOLD_NS) {
+                    return sent + 1; // work left: a caller's wait loop runs the next pass at once
+                }
             }
+            holdAck = false;
+            holdSinceNs = 0;
+            holdPasses = 0;
             ackPending = false;
             sendAck(ackPsn, ackSyndrome);
             sent++;

@@ -484,7 +484,7 @@ final class SoftQp implements QueuePair {
         try {
             PostChecks.postRecv(this, first);
         } finally {
-            engine.doorbell();
+            engine.recvDoorbell();
         }
     }
 

@@ -87,7 +87,7 @@ final class SoftSrq implements SharedReceiveQueue {
         } finally {
             unlockPosting();
         }
-        engine.doorbell();
+        engine.recvDoorbell();
     }
 
     /** The slot for ring index {@code index}; the post lock or the engine lock is held. */
