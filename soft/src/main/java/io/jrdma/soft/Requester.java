@@ -36,6 +36,7 @@ final class Requester {
     int rdAtomicOutstanding; // reads (per request) and atomics sent for the first time and not yet answered
     int sentPsn;          // the PSN after the highest one ever transmitted: below it, a request is a retransmission
     int sinceAckReq;
+    private int limitNow = 64; // the unacknowledged packets allowed in this pass (window or share)
     int window = 64;      // unacknowledged PSNs allowed
     int retryLeft;
     int rnrRetryLeft;
@@ -89,6 +90,7 @@ final class Requester {
         }
         int sent = 0;
         int limit = engine.shareFor(qp.mtuBytes, window);
+        limitNow = limit;
         while (sent < BUDGET) {
             if (next == qp.sqProducer) {
                 break;
@@ -262,7 +264,9 @@ final class Requester {
             case RDMA_WRITE_WITH_IMM -> Opcode.write(Transport.RC, pos, true);
             default -> throw new IllegalStateException("unexpected opcode " + w.opcode);
         };
-        boolean ackReq = end || ++sinceAckReq >= Math.max(1, window / 4);
+        // also on the last packet the window (or the QP's share of it) lets out: the responder ACKs only on request
+        boolean ackReq = end || ++sinceAckReq >= Math.max(1, limitNow / 4)
+                || Psn.diff(pktPsn, unackedPsn) + 1 >= limitNow;
         if (ackReq) {
             sinceAckReq = 0;
         }
