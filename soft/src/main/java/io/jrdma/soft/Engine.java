@@ -509,10 +509,7 @@ final class Engine implements AutoCloseable {
      * cannot join it), with the ICRC for the IPv4 ID Linux will give it: its index in the batch.
      */
     private void stage(int srcPort, int destIp, int destPort, int total) {
-        if (batchCount > 0 && !joins(srcPort, destIp, destPort, total, 1)) {
-            flush();
-        }
-        int k = batchCount;
+        int k = admit(srcPort, destIp, destPort, total, 1);
         icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, k, txBuffer, 0, total);
         PacketTap t = tap;
         if (t != null) {
@@ -522,20 +519,32 @@ final class Engine implements AutoCloseable {
         if (lose != null && lose.test(tx)) {
             return; // a test's wire loss: built, tapped, never sent (the slot is built over next)
         }
-        if (k == 0) {
+        iovAddresses[iovCount] = slotAddresses[slot];
+        iovLengths[iovCount++] = total;
+        appended(total);
+    }
+
+    /**
+     * Makes room in the batch for a packet of {@code total} bytes in {@code pieces} I/O-vector entries (sending the
+     * batch first when the packet cannot join it) and returns the packet's index in the batch: the IPv4 ID Linux
+     * will give it.
+     */
+    private int admit(int srcPort, int destIp, int destPort, int total, int pieces) {
+        if (batchCount > 0 && !joins(srcPort, destIp, destPort, total, pieces)) {
+            flush();
+        }
+        if (batchCount == 0) {
             batchSourcePort = srcPort;
             batchDestIp = destIp;
             batchDestPort = destPort;
         }
-        iovAddresses[iovCount] = slotAddresses[slot];
-        iovLengths[iovCount++] = total;
-        batchLengths[k] = total;
-        batchCount = k + 1;
-        batchBytes += total;
-        nextSlot();
+        return batchCount;
     }
 
-    private void nextSlot() {
+    /** Counts the packet whose I/O-vector entries were just added, moves to the next slot, sends a full batch. */
+    private void appended(int total) {
+        batchLengths[batchCount++] = total;
+        batchBytes += total;
         slot = slot + 1 == slotSegments.length ? 0 : slot + 1;
         tx = slotSegments[slot];
         txBuffer = slotBuffers[slot];
@@ -612,10 +621,7 @@ final class Engine implements AutoCloseable {
         int destIp = qp.destIp;
         int destPort = qp.destAddress.getPort();
         int n = pieces;
-        if (batchCount > 0 && !joins(srcPort, destIp, destPort, total, n + 2)) {
-            flush();
-        }
-        int k = batchCount;
+        int k = admit(srcPort, destIp, destPort, total, n + 2);
         int crc = icrc.computeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, k, txBuffer, hdr, total,
                 pieceBuffers, pieceOffsets, pieceLengths, n, pad);
         MemorySegment t = tx;
@@ -623,11 +629,6 @@ final class Engine implements AutoCloseable {
             t.set(ValueLayout.JAVA_BYTE, hdr + i, (byte) 0);
         }
         t.set(ICRC_LE, hdr + pad, crc);
-        if (k == 0) {
-            batchSourcePort = srcPort;
-            batchDestIp = destIp;
-            batchDestPort = destPort;
-        }
         long base = slotAddresses[slot];
         iovAddresses[iovCount] = base;
         iovLengths[iovCount++] = hdr;
@@ -638,13 +639,7 @@ final class Engine implements AutoCloseable {
         iovAddresses[iovCount] = base + hdr;
         iovLengths[iovCount++] = pad + 4;
         pieces = 0;
-        batchLengths[k] = total;
-        batchCount = k + 1;
-        batchBytes += total;
-        nextSlot();
-        if (batchCount == maxSegments) {
-            flush();
-        }
+        appended(total);
     }
 
     /** Sends the GSO batch, if any. */

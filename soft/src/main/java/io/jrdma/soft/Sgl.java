@@ -20,7 +20,7 @@ final class Sgl {
      */
     static boolean gather(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
             MemorySegment dst, long dstOffset, int count) {
-        return copy(mrs, pd, addr, len, lkey, n, msgOffset, dst, dstOffset, count, false);
+        return walk(mrs, pd, addr, len, lkey, n, msgOffset, dst, dstOffset, count, false, null);
     }
 
     /**
@@ -31,39 +31,22 @@ final class Sgl {
     static boolean reference(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
             int count, Engine engine) {
         engine.clearPieces();
-        long skip = msgOffset;
-        int left = count;
-        for (int i = 0; i < n && left > 0; i++) {
-            long l = len[i] & 0xFFFFFFFFL;
-            if (skip >= l) {
-                skip -= l;
-                continue;
-            }
-            int chunk = (int) Math.min(l - skip, left);
-            SoftMr mr = mrs.lookup(lkey[i]);
-            long va = addr[i] + skip;
-            if (mr == null || mr.pd != pd || !mr.covers(va, chunk) || !engine.addPiece(mr, va - mr.address, chunk)) {
-                engine.clearPieces();
-                return false;
-            }
-            left -= chunk;
-            skip = 0;
+        if (walk(mrs, pd, addr, len, lkey, n, msgOffset, null, 0, count, false, engine)) {
+            return true;
         }
-        if (left != 0) {
-            engine.clearPieces();
-            return false;
-        }
-        return true;
+        engine.clearPieces();
+        return false;
     }
 
     /** Copies {@code count} bytes from {@code src} into the list at message offset {@code msgOffset}. */
     static boolean scatter(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
             MemorySegment src, long srcOffset, int count) {
-        return copy(mrs, pd, addr, len, lkey, n, msgOffset, src, srcOffset, count, true);
+        return walk(mrs, pd, addr, len, lkey, n, msgOffset, src, srcOffset, count, true, null);
     }
 
-    private static boolean copy(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
-            MemorySegment pkt, long pktOffset, int count, boolean toList) {
+    /** Checks each piece of the list; copies it to or from {@code pkt}, or names it to {@code pieces} if given. */
+    private static boolean walk(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
+            MemorySegment pkt, long pktOffset, int count, boolean toList, Engine pieces) {
         long skip = msgOffset;
         int left = count;
         for (int i = 0; i < n && left > 0; i++) {
@@ -78,7 +61,11 @@ final class Sgl {
             if (mr == null || mr.pd != pd || !mr.covers(va, chunk) || (toList && !mr.allows(Access.LOCAL_WRITE))) {
                 return false;
             }
-            if (toList) {
+            if (pieces != null) {
+                if (!pieces.addPiece(mr, va - mr.address, chunk)) {
+                    return false;
+                }
+            } else if (toList) {
                 MemorySegment.copy(pkt, pktOffset, mr.segment, va - mr.address, chunk);
             } else {
                 MemorySegment.copy(mr.segment, va - mr.address, pkt, pktOffset, chunk);

@@ -93,6 +93,13 @@ public final class Icrc {
     public int computeIpv4(int srcIp, int dstIp, int srcPort, int dstPort, int ipId, ByteBuffer pkt, int off,
                            int ibLen) {
         checkPacket(pkt, off, ibLen);
+        putIpv4Pseudo(srcIp, dstIp, srcPort, dstPort, ipId, pkt, off, ibLen);
+        return crcOf(IPV4_PSEUDO, pkt, off, ibLen);
+    }
+
+    /** Fills {@link #pseudo} with the masked IPv4 and UDP headers and the BTH of the packet at {@code off}. */
+    private void putIpv4Pseudo(int srcIp, int dstIp, int srcPort, int dstPort, int ipId, ByteBuffer pkt, int off,
+                               int ibLen) {
         byte[] h = pseudo;
         int ip = MASKED_LRH;
         h[ip] = 0x45;                                  // version 4, IHL 5
@@ -106,7 +113,6 @@ public final class Icrc {
         putInt(h, ip + 12, srcIp);
         putInt(h, ip + 16, dstIp);
         putUdpAndBth(h, ip + IPV4_HEADER, srcPort, dstPort, pkt, off, ibLen);
-        return crcOf(IPV4_PSEUDO, pkt, off, ibLen);
     }
 
     /**
@@ -138,22 +144,10 @@ public final class Icrc {
             throw new IllegalArgumentException("bad packet layout: " + hdrLength + " header bytes, " + ibLen
                     + " in all, pad " + pad);
         }
-        byte[] h = pseudo;
-        int ip = MASKED_LRH;
-        h[ip] = 0x45;
-        h[ip + 1] = (byte) 0xFF;
-        putShort(h, ip + 2, IPV4_HEADER + UDP_HEADER + ibLen);
-        putShort(h, ip + 4, ipId);
-        putShort(h, ip + 6, 0x4000);
-        h[ip + 8] = (byte) 0xFF;
-        h[ip + 9] = 17;
-        putShort(h, ip + 10, 0xFFFF);
-        putInt(h, ip + 12, srcIp);
-        putInt(h, ip + 16, dstIp);
-        putUdpAndBth(h, ip + IPV4_HEADER, srcPort, dstPort, hdr, 0, ibLen);
+        putIpv4Pseudo(srcIp, dstIp, srcPort, dstPort, ipId, hdr, 0, ibLen);
         CRC32 c = crc;
         c.reset();
-        c.update(h, 0, IPV4_PSEUDO);
+        c.update(pseudo, 0, IPV4_PSEUDO);
         update(c, hdr, Bth.LENGTH, hdrLength - Bth.LENGTH);
         for (int i = 0; i < n; i++) {
             update(c, parts[i], offs[i], lens[i]);
@@ -277,17 +271,7 @@ public final class Icrc {
         c.update(pseudo, 0, pseudoLength);
         int from = off + Bth.LENGTH;
         int to = off + ibLen - LENGTH;
-        if (to > from) {
-            if (pkt.hasArray()) {
-                c.update(pkt.array(), pkt.arrayOffset() + from, to - from);
-            } else {
-                int position = pkt.position();
-                int limit = pkt.limit();
-                pkt.limit(to).position(from);
-                c.update(pkt);
-                pkt.limit(limit).position(position);
-            }
-        }
+        update(c, pkt, from, to - from);
         return (int) c.getValue();
     }
 

@@ -218,7 +218,16 @@ final class NativeUdp {
         value.set(INT, 0, v);
         int rc = (int) SETSOCKOPT.invokeExact(state, fd, level, name, value, (int) INT.byteSize());
         if (rc != 0) {
-            throw new java.io.IOException("setsockopt(" + level + ", " + name + "): errno " + errno(state));
+            throw new OptionRefused("setsockopt(" + level + ", " + name + "): errno " + errno(state));
+        }
+    }
+
+    /** A socket option the kernel refused (an old kernel without UDP GRO, say): the caller may fall back to NIO. */
+    static final class OptionRefused extends java.io.IOException {
+        private static final long serialVersionUID = 1L;
+
+        OptionRefused(String message) {
+            super(message);
         }
     }
 

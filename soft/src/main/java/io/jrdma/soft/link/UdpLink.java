@@ -73,13 +73,11 @@ public class UdpLink implements AutoCloseable {
         if (allowNative && NativeUdp.UNAVAILABLE == null) {
             try {
                 n = new NativeDatagrams(localIp, port, SOCKET_BUFFER_BYTES);
+            } catch (NativeUdp.OptionRefused e) {
+                n = null; // a kernel without UDP GRO: NIO below
             } catch (IOException e) {
-                if (e.getMessage() != null && e.getMessage().startsWith("setsockopt")) {
-                    n = null; // a kernel without UDP GRO: NIO below
-                } else {
-                    throw new UncheckedIOException("cannot bind RoCEv2 UDP socket " + address.getHostAddress() + ":"
-                            + port + " (" + e.getMessage() + ")", e);
-                }
+                throw new UncheckedIOException("cannot bind RoCEv2 UDP socket " + address.getHostAddress() + ":"
+                        + port + " (" + e.getMessage() + ")", e);
             }
         }
         nat = n;
