@@ -41,9 +41,13 @@ final class Engine implements AutoCloseable {
     /** Where the requester and responder build the next packet: a slot of {@link #slots}. */
     MemorySegment tx;
     private ByteBuffer txBuffer;
-    private final MemorySegment rx;
-    private final ByteBuffer rxBuffer;
-    private final RxViews rxViews;
+    // one receive buffer per datagram of a batch (UdpLink.receiveBatch), with views at the packets of a GRO run
+    private final ByteBuffer[] rxBuffers;
+    private final MemorySegment[] rxSegments;
+    private final RxViews[] rxViews;
+    private ByteBuffer rxBuffer; // the buffer of the datagram being taken in
+    private int rxSrcIp;         // and its sender
+    private int rxSrcPort;
 
     // GSO batching (native links): packets built in turn in slots, sent together when they share source port,
     // destination and size (the last may be shorter); flushed when one does not fit, and at the end of every pass
@@ -106,10 +110,20 @@ final class Engine implements AutoCloseable {
         iovLengths = new int[iov];
         txBuffer = slotBuffers[0];
         tx = slotSegments[0];
-        rxBuffer = ByteBuffer.allocateDirect(65536);
-        rx = MemorySegment.ofBuffer(rxBuffer);
-        rxViews = new RxViews(rx);
+        ByteBuffer rxArea = ByteBuffer.allocateDirect(UdpLink.RX_BATCH * RX_BYTES);
+        rxBuffers = new ByteBuffer[UdpLink.RX_BATCH];
+        rxSegments = new MemorySegment[UdpLink.RX_BATCH];
+        rxViews = new RxViews[UdpLink.RX_BATCH];
+        for (int i = 0; i < UdpLink.RX_BATCH; i++) {
+            rxBuffers[i] = rxArea.slice(i * RX_BYTES, RX_BYTES);
+            rxSegments[i] = MemorySegment.ofBuffer(rxBuffers[i]);
+            rxViews[i] = new RxViews(rxSegments[i]);
+        }
+        rxBuffer = rxBuffers[0];
     }
+
+    /** Bytes of a receive buffer: any UDP datagram (a GRO run of packets is at most 65,507 bytes). */
+    private static final int RX_BYTES = 65536;
 
     /** Bytes between packet slots: the largest packet, rounded to a cache line. */
     private static final int SLOT_BYTES = (SoftLimits.MAX_PACKET + 63) & ~63;
@@ -329,24 +343,34 @@ final class Engine implements AutoCloseable {
         return work;
     }
 
+    /**
+     * Takes in up to {@link #RX_BATCH} datagrams, a batch per system call; a batch smaller than asked for means the
+     * socket is drained, so a pass that finds work makes no empty receive call.
+     */
     private int receive(long now) {
         int n = 0;
         while (n < RX_BATCH) {
-            rxBuffer.clear();
-            int total = link.receive(rxBuffer);
-            if (total < 0) {
+            int got = link.receiveBatch(rxBuffers);
+            for (int i = 0; i < got; i++) {
+                int total = link.batchLength(i);
+                int segment = link.batchSegmentSize(i);
+                rxBuffer = rxBuffers[i];
+                rxSrcIp = link.batchSenderIp(i);
+                rxSrcPort = link.batchSenderPort(i);
+                if (segment <= 0 || segment >= total) {
+                    onPacket(rxSegments[i], 0, total, 0, now);
+                    continue;
+                }
+                // a GRO run: the packets of one GSO send, each `segment` bytes but the last, IPv4 IDs 0, 1, 2...
+                RxViews views = rxViews[i];
+                int k = 0;
+                for (int off = 0; off < total; off += segment, k++) {
+                    onPacket(views.view(segment, k), off, Math.min(segment, total - off), k, now);
+                }
+            }
+            n += got;
+            if (got < rxBuffers.length) {
                 break;
-            }
-            n++;
-            int segment = link.lastSegmentSize();
-            if (segment <= 0 || segment >= total) {
-                onPacket(rx, 0, total, 0, now);
-                continue;
-            }
-            // a GRO run: the packets of one GSO send, each `segment` bytes but the last, with IPv4 IDs 0, 1, 2...
-            int k = 0;
-            for (int off = 0; off < total; off += segment, k++) {
-                onPacket(rxViews.view(segment, k), off, Math.min(segment, total - off), k, now);
             }
         }
         return n;
@@ -371,8 +395,8 @@ final class Engine implements AutoCloseable {
             counters.increment(Counter.RCVD_DROPPED); // the link is down: the datagram never arrived
             return;
         }
-        int srcIp = link.lastSenderIp();
-        int srcPort = link.lastSenderPort();
+        int srcIp = rxSrcIp;
+        int srcPort = rxSrcPort;
         PacketTap t = tap;
         if (t != null) {
             t.onPacket(false, rx, 0, len, srcIp, srcPort, localIp, link.port());

@@ -11,6 +11,8 @@ import static io.jrdma.soft.link.NativeUdp.MSG_FLAGS;
 import static io.jrdma.soft.link.NativeUdp.MSG_IOV;
 import static io.jrdma.soft.link.NativeUdp.MSG_IOVLEN;
 import static io.jrdma.soft.link.NativeUdp.MSG_NAME;
+import static io.jrdma.soft.link.NativeUdp.MMSGHDR;
+import static io.jrdma.soft.link.NativeUdp.MMSG_LEN;
 import static io.jrdma.soft.link.NativeUdp.MSG_NAMELEN;
 import static io.jrdma.soft.link.NativeUdp.NET_INT;
 import static io.jrdma.soft.link.NativeUdp.NET_SHORT;
@@ -40,6 +42,8 @@ final class NativeDatagrams {
     static final int MAX_DATAGRAM = 65_507;
     /** Most pieces one send gathers (Linux UIO_MAXIOV). */
     static final int MAX_IOV = 1024;
+    /** Most datagrams one {@link #receiveBatch} takes (one recvmmsg). */
+    static final int RX_BATCH = 8;
 
     private static final int CONTROL_BYTES = 64;
     private static final int SOURCE_PORT_BASE = 0xC000;
@@ -61,6 +65,22 @@ final class NativeDatagrams {
     private int lastIp;
     private int lastPort;
     private int lastSegment;
+
+    // batch receive: one mmsghdr, sender address, I/O vector and control buffer per datagram
+    private final MemorySegment rxVec;
+    private final MemorySegment rxNames;
+    private final MemorySegment rxIovs;
+    private final MemorySegment rxControls;
+    private ByteBuffer[] rxBatchBuffers;
+    private final int[] batchLength = new int[RX_BATCH];
+    private final int[] batchIp = new int[RX_BATCH];
+    private final int[] batchPort = new int[RX_BATCH];
+    private final int[] batchSegment = new int[RX_BATCH];
+
+    // each per-source-port send socket is connected to the first destination it sends to, so the kernel keeps
+    // that route: a send there names no address and skips the route lookup (an RC QP has one destination)
+    private final long[] connectedTo = new long[0x4000]; // (ip << 16 | port) + 1; 0 = not yet, -1 = never
+    private final MemorySegment connectName;
 
     private final MemorySegment txMsg;
     private final MemorySegment txName;
@@ -98,6 +118,18 @@ final class NativeDatagrams {
         rxMsg.set(LONG, MSG_IOV, rxIov.address());
         rxMsg.set(LONG, MSG_IOVLEN, 1L);
         rxMsg.set(LONG, MSG_CONTROL, rxControl.address());
+        rxVec = arena.allocate((long) MMSGHDR * RX_BATCH, 8);
+        rxNames = arena.allocate((long) SOCKADDR_IN * RX_BATCH, 8);
+        rxIovs = arena.allocate((long) IOVEC * RX_BATCH, 8);
+        rxControls = arena.allocate((long) CONTROL_BYTES * RX_BATCH, 8);
+        for (int i = 0; i < RX_BATCH; i++) {
+            long m = (long) i * MMSGHDR;
+            rxVec.set(LONG, m + MSG_NAME, rxNames.address() + (long) i * SOCKADDR_IN);
+            rxVec.set(LONG, m + MSG_IOV, rxIovs.address() + (long) i * IOVEC);
+            rxVec.set(LONG, m + MSG_IOVLEN, 1L);
+            rxVec.set(LONG, m + MSG_CONTROL, rxControls.address() + (long) i * CONTROL_BYTES);
+        }
+        connectName = arena.allocate(SOCKADDR_IN, 8);
 
         txMsg = arena.allocate(MSGHDR, 8);
         txName = arena.allocate(SOCKADDR_IN, 8);
@@ -162,22 +194,76 @@ final class NativeDatagrams {
         }
         lastIp = rxName.get(NET_INT, 4);
         lastPort = Short.toUnsignedInt(rxName.get(NET_SHORT, 2));
-        lastSegment = groSegment(rxMsg.get(LONG, MSG_CONTROLLEN));
+        lastSegment = groSegment(rxControl, 0, rxMsg.get(LONG, MSG_CONTROLLEN));
         buf.position(pos + (int) n);
         return (int) n;
     }
 
-    /** The segment size of a UDP_GRO control message, or 0 when the datagram is one packet. */
-    private int groSegment(long controlLength) {
+    /**
+     * Receives up to {@code bufs.length} (at most {@link #RX_BATCH}) datagrams in one system call, datagram
+     * {@code i} into {@code bufs[i]} from its start (the buffers' positions and limits are not used or changed; a
+     * caller passes the same array of the same buffers every time). Fewer than asked means the socket was drained.
+     *
+     * @return the number received (0 when none was waiting); their lengths, senders and GRO segment sizes are
+     *         {@link #batchLength}, {@link #batchSenderIp}, {@link #batchSenderPort} and {@link #batchSegmentSize}
+     */
+    int receiveBatch(ByteBuffer[] bufs) {
+        int count = Math.min(bufs.length, RX_BATCH);
+        if (bufs != rxBatchBuffers) {
+            for (int i = 0; i < count; i++) {
+                rxIovs.set(LONG, (long) i * IOVEC, MemorySegment.ofBuffer(bufs[i].duplicate().clear()).address());
+                rxIovs.set(LONG, (long) i * IOVEC + 8, bufs[i].capacity());
+            }
+            rxBatchBuffers = bufs;
+        }
+        for (int i = 0; i < count; i++) {
+            long m = (long) i * MMSGHDR;
+            rxVec.set(INT, m + MSG_NAMELEN, SOCKADDR_IN);
+            rxVec.set(LONG, m + MSG_CONTROLLEN, CONTROL_BYTES);
+            rxVec.set(INT, m + MSG_FLAGS, 0);
+        }
+        int n = NativeUdp.recvmmsg(mainFd, rxVec, count);
+        for (int i = 0; i < n; i++) {
+            long m = (long) i * MMSGHDR;
+            long name = (long) i * SOCKADDR_IN;
+            batchLength[i] = rxVec.get(INT, m + MMSG_LEN);
+            batchIp[i] = rxNames.get(NET_INT, name + 4);
+            batchPort[i] = Short.toUnsignedInt(rxNames.get(NET_SHORT, name + 2));
+            batchSegment[i] = groSegment(rxControls, (long) i * CONTROL_BYTES, rxVec.get(LONG, m + MSG_CONTROLLEN));
+        }
+        return Math.max(n, 0);
+    }
+
+    int batchLength(int i) {
+        return batchLength[i];
+    }
+
+    int batchSenderIp(int i) {
+        return batchIp[i];
+    }
+
+    int batchSenderPort(int i) {
+        return batchPort[i];
+    }
+
+    int batchSegmentSize(int i) {
+        return batchSegment[i];
+    }
+
+    /**
+     * The segment size of a UDP_GRO control message among the {@code controlLength} bytes at {@code base} of
+     * {@code control}, or 0 when the datagram is one packet.
+     */
+    private static int groSegment(MemorySegment control, long base, long controlLength) {
         long at = 0;
         while (at + CMSG_HEADER <= controlLength) {
-            long len = rxControl.get(LONG, at);
+            long len = control.get(LONG, base + at);
             if (len < CMSG_HEADER) {
                 return 0;
             }
-            if (rxControl.get(INT, at + 8) == NativeUdp.SOL_UDP && rxControl.get(INT, at + 12) == NativeUdp.UDP_GRO
-                    && len >= CMSG_HEADER + 4) {
-                return rxControl.get(INT, at + CMSG_HEADER);
+            if (control.get(INT, base + at + 8) == NativeUdp.SOL_UDP
+                    && control.get(INT, base + at + 12) == NativeUdp.UDP_GRO && len >= CMSG_HEADER + 4) {
+                return control.get(INT, base + at + CMSG_HEADER);
             }
             at += (len + 7) & ~7L;
         }
@@ -220,13 +306,28 @@ final class NativeDatagrams {
     boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths, int count,
                          int segment) {
         int fd = mainFd;
+        boolean named = true;
         if (sourcePort != port && sourcePort >= SOURCE_PORT_BASE && sourcePort <= 0xFFFF) {
-            int s = bySourcePort[sourcePort - SOURCE_PORT_BASE];
+            int i = sourcePort - SOURCE_PORT_BASE;
+            int s = bySourcePort[i];
             if (s != 0) {
                 fd = s - 1;
+                long peer = ((destIp & 0xFFFF_FFFFL) << 16 | destPort) + 1;
+                if (connectedTo[i] == 0) {
+                    NativeUdp.sockaddr(connectName, destIp, destPort);
+                    connectedTo[i] = NativeUdp.connect(fd, connectName) ? peer : -1;
+                }
+                named = connectedTo[i] != peer;
             }
         }
-        NativeUdp.sockaddr(txName, destIp, destPort);
+        if (named) {
+            NativeUdp.sockaddr(txName, destIp, destPort);
+            txMsg.set(LONG, MSG_NAME, txName.address());
+            txMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
+        } else {
+            txMsg.set(LONG, MSG_NAME, 0L); // the connected destination, whose route the socket keeps
+            txMsg.set(INT, MSG_NAMELEN, 0);
+        }
         for (int i = 0; i < count; i++) {
             txIov.set(LONG, (long) i * IOVEC, addresses[i]);
             txIov.set(LONG, (long) i * IOVEC + 8, lengths[i]);

@@ -35,6 +35,7 @@ final class NativeUdp {
     static final int MSG_TRUNC = 0x20;
     static final short POLLIN = 1;
     static final int EAGAIN = 11;
+    static final int ECONNREFUSED = 111;
 
     private static final int SOCK_DGRAM = 2;
     private static final int SOCK_NONBLOCK = 0x800;
@@ -57,6 +58,9 @@ final class NativeUdp {
     static final int MSG_FLAGS = 48;
     /** struct cmsghdr header (len, level, type); its data follows at this offset. */
     static final int CMSG_HEADER = 16;
+    /** struct mmsghdr: a msghdr, then the received length (msg_len), padded to 8 bytes. */
+    static final int MMSGHDR = 64;
+    static final int MMSG_LEN = 56;
     /** struct pollfd. */
     static final int POLLFD = 8;
 
@@ -76,6 +80,8 @@ final class NativeUdp {
     private static final MethodHandle GETSOCKOPT;
     private static final MethodHandle SENDMSG;
     private static final MethodHandle RECVMSG;
+    private static final MethodHandle RECVMMSG;
+    private static final MethodHandle CONNECT;
     private static final MethodHandle POLL;
     private static final MethodHandle EVENTFD;
     private static final MethodHandle READ;
@@ -93,6 +99,8 @@ final class NativeUdp {
         MethodHandle getsockopt = null;
         MethodHandle sendmsg = null;
         MethodHandle recvmsg = null;
+        MethodHandle recvmmsg = null;
+        MethodHandle connect = null;
         MethodHandle poll = null;
         MethodHandle eventfd = null;
         MethodHandle read = null;
@@ -123,8 +131,13 @@ final class NativeUdp {
                 setsockopt = handle(linker, libc, "setsockopt", FunctionDescriptor.of(INT, INT, INT, INT, a, INT),
                         errnoOption);
                 getsockopt = handle(linker, libc, "getsockopt", FunctionDescriptor.of(INT, INT, INT, INT, a, a));
-                sendmsg = handle(linker, libc, "sendmsg", FunctionDescriptor.of(LONG, INT, a, INT), errnoOption);
-                recvmsg = handle(linker, libc, "recvmsg", FunctionDescriptor.of(LONG, INT, a, INT));
+                // calls on non-blocking sockets return at once: they need no thread-state transition (critical)
+                Linker.Option quick = Linker.Option.critical(false);
+                sendmsg = handle(linker, libc, "sendmsg", FunctionDescriptor.of(LONG, INT, a, INT), errnoOption,
+                        quick);
+                recvmsg = handle(linker, libc, "recvmsg", FunctionDescriptor.of(LONG, INT, a, INT), quick);
+                recvmmsg = handle(linker, libc, "recvmmsg", FunctionDescriptor.of(INT, INT, a, INT, INT, a), quick);
+                connect = handle(linker, libc, "connect", FunctionDescriptor.of(INT, INT, a, INT));
                 poll = handle(linker, libc, "poll", FunctionDescriptor.of(INT, a, LONG, INT));
                 eventfd = handle(linker, libc, "eventfd", FunctionDescriptor.of(INT, INT, INT));
                 read = handle(linker, libc, "read", FunctionDescriptor.of(LONG, INT, a, LONG));
@@ -142,6 +155,8 @@ final class NativeUdp {
         GETSOCKOPT = getsockopt;
         SENDMSG = sendmsg;
         RECVMSG = recvmsg;
+        RECVMMSG = recvmmsg;
+        CONNECT = connect;
         POLL = poll;
         EVENTFD = eventfd;
         READ = read;
@@ -278,6 +293,29 @@ final class NativeUdp {
     static long recvmsg(int fd, MemorySegment msghdr) {
         try {
             return (long) RECVMSG.invokeExact(fd, msghdr, 0);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * recvmmsg(2) on a non-blocking socket: up to {@code vlen} datagrams in one call, returning as soon as the
+     * socket has no more (so a caller that gets fewer than it asked for knows the socket was drained).
+     *
+     * @return the number of datagrams received, or -1 when none was waiting
+     */
+    static int recvmmsg(int fd, MemorySegment msgvec, int vlen) {
+        try {
+            return (int) RECVMMSG.invokeExact(fd, msgvec, vlen, 0, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** connect(2) of a UDP socket to the sockaddr_in at {@code addr}: its sends without an address go there. */
+    static boolean connect(int fd, MemorySegment addr) {
+        try {
+            return (int) CONNECT.invokeExact(fd, addr, SOCKADDR_IN) == 0;
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

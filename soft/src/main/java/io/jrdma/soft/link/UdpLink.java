@@ -53,6 +53,13 @@ public class UdpLink implements AutoCloseable {
     private SocketAddress lastSender;
     private int lastSenderIp;
     private int lastSenderPort;
+    // the NIO form of a batch receive
+    private final int[] batchLength = new int[RX_BATCH];
+    private final int[] batchIp = new int[RX_BATCH];
+    private final int[] batchPort = new int[RX_BATCH];
+
+    /** Most datagrams one {@link #receiveBatch} takes. */
+    public static final int RX_BATCH = NativeDatagrams.RX_BATCH;
 
     /** Binds {@code address:port} (port is 4791 except in special setups; 0 picks a free one). */
     public UdpLink(InetAddress address, int port) {
@@ -267,6 +274,60 @@ public class UdpLink implements AutoCloseable {
             lastSender = from;
         }
         return buf.position() - start;
+    }
+
+    /**
+     * Receives up to {@code bufs.length} (at most {@link #RX_BATCH}) datagrams, datagram {@code i} into
+     * {@code bufs[i]} from its start; the buffers' positions and limits are left as they were. The native link takes
+     * them in one system call ({@code recvmmsg}); a caller passes the same array of the same direct buffers each
+     * time. Fewer than asked means the socket was drained: no empty receive is needed to find that out.
+     *
+     * @return how many arrived (0 when none was waiting); see {@link #batchLength}, {@link #batchSenderIp},
+     *         {@link #batchSenderPort} and {@link #batchSegmentSize}
+     */
+    public int receiveBatch(ByteBuffer[] bufs) {
+        if (nat != null) {
+            return nat.receiveBatch(bufs);
+        }
+        int count = Math.min(bufs.length, RX_BATCH);
+        for (int i = 0; i < count; i++) {
+            ByteBuffer b = bufs[i];
+            int position = b.position();
+            int limit = b.limit();
+            b.clear();
+            int n = receive(b); // overridable: a fault-injecting link acts here
+            b.limit(limit).position(position);
+            if (n < 0) {
+                return i;
+            }
+            batchLength[i] = n;
+            batchIp[i] = lastSenderIp;
+            batchPort[i] = lastSenderPort;
+        }
+        return count;
+    }
+
+    /** The length of datagram {@code i} of the last {@link #receiveBatch}. */
+    public int batchLength(int i) {
+        return nat != null ? nat.batchLength(i) : batchLength[i];
+    }
+
+    /** The source IPv4 address of datagram {@code i} of the last {@link #receiveBatch}. */
+    public int batchSenderIp(int i) {
+        return nat != null ? nat.batchSenderIp(i) : batchIp[i];
+    }
+
+    /** The source UDP port of datagram {@code i} of the last {@link #receiveBatch}. */
+    public int batchSenderPort(int i) {
+        return nat != null ? nat.batchSenderPort(i) : batchPort[i];
+    }
+
+    /**
+     * The GSO segment size of datagram {@code i} of the last {@link #receiveBatch} when it carried a run of
+     * packets, or 0 when it was one packet.
+     */
+    public int batchSegmentSize(int i) {
+        return nat != null ? nat.batchSegmentSize(i) : 0;
     }
 
     /** The source IPv4 address of the last datagram received. */
