@@ -69,8 +69,13 @@ final class Requester {
         return psn;
     }
 
+    /**
+     * Whether packets are on the wire unacknowledged: the retransmission timer runs only then, as rxe's runs
+     * while its next PSN to send is ahead of the completer's. A message started but held back by the window or the
+     * device's share has nothing to time out yet.
+     */
     boolean hasOutstanding() {
-        return psn != unackedPsn;
+        return sentPsn != unackedPsn;
     }
 
     /** Sends what the window, the read limit and the budget allow. */
@@ -109,6 +114,9 @@ final class Requester {
                 if ((w.flags & SendFlags.FENCE) != 0 && rdAtomicOutstanding > 0) {
                     break; // IBA 10.8.3.3: a fenced request waits for earlier reads and atomics
                 }
+                if (!engine.mayAdmit(qp.mtuBytes)) {
+                    break; // the device's QPs have their budget in flight; the last packets of each asked for ACKs
+                }
                 w.firstPsn = psn;
                 w.packets = packetsOf(w);
                 w.started = true;
@@ -119,8 +127,14 @@ final class Requester {
             }
             int pktPsn = Psn.add(w.firstPsn, nextPacket);
             int inFlight = Psn.diff(pktPsn, unackedPsn);
+            boolean askAck = false;
             if (inFlight >= limit) {
-                break;
+                // The share can shrink under packets sent when it was larger, none of which asked for an ACK:
+                // the QP would wait for one until its timer ran out. One more packet, asking, ends that wait.
+                if (sinceAckReq == 0 || !w.started || w.isReadOrAtomic()) {
+                    break;
+                }
+                askAck = true;
             }
             // A retransmitted read or atomic request asks the responder to replay a resource it already holds,
             // so only first transmissions count against max_rd_atomic (and each is answered once).
@@ -153,7 +167,7 @@ final class Requester {
                 nextPacket++;
                 sentPast(Psn.next(pktPsn));
             } else {
-                if (!sendDataPacket(w, pktPsn)) {
+                if (!sendDataPacket(w, pktPsn, askAck)) {
                     return sent; // the QP went to ERR (local protection error)
                 }
                 nextPacket++;
@@ -202,6 +216,7 @@ final class Requester {
     /** Notes a transmission up to {@code end}; one that was sent before is counted as retransmitted. */
     private void sentPast(int end) {
         if (Psn.diff(end, sentPsn) > 0) {
+            engine.admitted(Psn.diff(end, sentPsn));
             sentPsn = end;
         } else {
             engine.counters.increment(Counter.RETRANSMITTED_PKTS);
@@ -249,7 +264,7 @@ final class Requester {
     }
 
     /** One SEND or WRITE packet; false if the gather failed and the QP was moved to ERR. */
-    private boolean sendDataPacket(SendWqe w, int pktPsn) {
+    private boolean sendDataPacket(SendWqe w, int pktPsn, boolean askAck) {
         int mtu = qp.mtuBytes;
         long offset = (long) nextPacket * mtu;
         int payload = (int) Math.min(mtu, w.length - offset);
@@ -265,7 +280,7 @@ final class Requester {
             default -> throw new IllegalStateException("unexpected opcode " + w.opcode);
         };
         // also on the last packet the window (or the QP's share of it) lets out: the responder ACKs only on request
-        boolean ackReq = end || ++sinceAckReq >= Math.max(1, limitNow / 4)
+        boolean ackReq = end || askAck || ++sinceAckReq >= Math.max(1, limitNow / 4)
                 || Psn.diff(pktPsn, unackedPsn) + 1 >= limitNow;
         if (ackReq) {
             sinceAckReq = 0;

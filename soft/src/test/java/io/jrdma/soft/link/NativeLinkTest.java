@@ -59,6 +59,73 @@ class NativeLinkTest {
         }
     }
 
+    @Test
+    void shouldTakeEveryWaitingDatagramInOneBatchAndReportTheSocketDrained() throws Exception {
+        for (boolean nio : new boolean[] {false, true}) {
+            assumeTrue(nio || UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+            try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
+                 UdpLink b = nio ? new NioLink(InetAddress.getByName(B)) : new UdpLink(InetAddress.getByName(B),
+                         UdpLink.ROCE_PORT)) {
+                assertEquals(!nio, b.isNative());
+                java.net.InetSocketAddress to = new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT);
+                for (int i = 0; i < 3; i++) {
+                    assertTrue(a.send(a.port(), packet(30 + i, 10 + i), to));
+                }
+                ByteBuffer[] bufs = new ByteBuffer[UdpLink.RX_BATCH];
+                for (int i = 0; i < bufs.length; i++) {
+                    bufs[i] = ByteBuffer.allocateDirect(65536);
+                }
+                int got = 0;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (got < 3 && System.nanoTime() < deadline) { // loopback delivers at once; wait in case not
+                    got = b.receiveBatch(bufs);
+                    if (got < 3 && got > 0) {
+                        throw new AssertionError("nio=" + nio + ": " + got + " of 3 datagrams in the batch");
+                    }
+                    b.await(10);
+                }
+                assertEquals(3, got, "nio=" + nio + ": the three waiting datagrams in one batch");
+                for (int i = 0; i < 3; i++) {
+                    assertEquals(30 + i, b.batchLength(i));
+                    assertEquals(10 + i, bufs[i].get(29 + i), "datagram " + i + " in its own buffer");
+                    assertEquals(UdpLink.ipv4(InetAddress.getByName(A)), b.batchSenderIp(i));
+                    assertEquals(UdpLink.ROCE_PORT, b.batchSenderPort(i));
+                    assertEquals(0, b.batchSegmentSize(i));
+                    assertEquals(0, bufs[i].position(), "positions are left alone");
+                }
+                assertEquals(0, b.receiveBatch(bufs), "nothing left");
+            }
+        }
+    }
+
+    @Test
+    void shouldReachASecondDestinationFromASourcePortConnectedToTheFirst() throws Exception {
+        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+        String c = "127.0.58.3";
+        try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
+             UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT);
+             UdpLink cc = new UdpLink(InetAddress.getByName(c), UdpLink.ROCE_PORT)) {
+            int sourcePort = a.openSourcePort(0xC123);
+            assertEquals(0xC123, sourcePort);
+            ByteBuffer rx = ByteBuffer.allocateDirect(65536);
+            for (int round = 0; round < 2; round++) { // B, C, B, C: the socket is connected to B after the first
+                assertTrue(a.send(sourcePort, packet(20, 1), new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT)));
+                assertEquals(20, receive(b, rx));
+                assertEquals(sourcePort, b.lastSenderPort());
+                assertTrue(a.send(sourcePort, packet(21, 2), new java.net.InetSocketAddress(c, UdpLink.ROCE_PORT)));
+                assertEquals(21, receive(cc, rx), "round " + round + ": C still reached");
+                assertEquals(sourcePort, cc.lastSenderPort());
+            }
+        }
+    }
+
+    /** A link that uses NIO channels even where native sockets work. */
+    private static final class NioLink extends UdpLink {
+        NioLink(InetAddress address) {
+            super(address, UdpLink.ROCE_PORT, false);
+        }
+    }
+
     private static ByteBuffer packet(int length, int fill) {
         ByteBuffer b = ByteBuffer.allocateDirect(length);
         for (int i = 0; i < length; i++) {
