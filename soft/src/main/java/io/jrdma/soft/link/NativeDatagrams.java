@@ -77,11 +77,6 @@ final class NativeDatagrams {
     private final int[] batchPort = new int[RX_BATCH];
     private final int[] batchSegment = new int[RX_BATCH];
 
-    // each per-source-port send socket is connected to the first destination it sends to, so the kernel keeps
-    // that route: a send there names no address and skips the route lookup (an RC QP has one destination)
-    private final long[] connectedTo = new long[0x4000]; // (ip << 16 | port) + 1; 0 = not yet, -1 = never
-    private final MemorySegment connectName;
-
     private final MemorySegment txMsg;
     private final MemorySegment txName;
     private final MemorySegment txIov;
@@ -129,7 +124,6 @@ final class NativeDatagrams {
             rxVec.set(LONG, m + MSG_IOVLEN, 1L);
             rxVec.set(LONG, m + MSG_CONTROL, rxControls.address() + (long) i * CONTROL_BYTES);
         }
-        connectName = arena.allocate(SOCKADDR_IN, 8);
 
         txMsg = arena.allocate(MSGHDR, 8);
         txName = arena.allocate(SOCKADDR_IN, 8);
@@ -305,29 +299,18 @@ final class NativeDatagrams {
      */
     boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths, int count,
                          int segment) {
+        // The send sockets stay unconnected: Linux gives a connected socket's packets IPv4 IDs from a random
+        // per-socket counter even with DF set, where an unconnected one sends ID 0 (0, 1, 2... in a GSO run), the
+        // ID each packet's ICRC is written for. (Connecting saved the route lookup per send, and kernel rxe then
+        // dropped every packet.)
         int fd = mainFd;
-        boolean named = true;
         if (sourcePort != port && sourcePort >= SOURCE_PORT_BASE && sourcePort <= 0xFFFF) {
-            int i = sourcePort - SOURCE_PORT_BASE;
-            int s = bySourcePort[i];
+            int s = bySourcePort[sourcePort - SOURCE_PORT_BASE];
             if (s != 0) {
                 fd = s - 1;
-                long peer = ((destIp & 0xFFFF_FFFFL) << 16 | destPort) + 1;
-                if (connectedTo[i] == 0) {
-                    NativeUdp.sockaddr(connectName, destIp, destPort);
-                    connectedTo[i] = NativeUdp.connect(fd, connectName) ? peer : -1;
-                }
-                named = connectedTo[i] != peer;
             }
         }
-        if (named) {
-            NativeUdp.sockaddr(txName, destIp, destPort);
-            txMsg.set(LONG, MSG_NAME, txName.address());
-            txMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
-        } else {
-            txMsg.set(LONG, MSG_NAME, 0L); // the connected destination, whose route the socket keeps
-            txMsg.set(INT, MSG_NAMELEN, 0);
-        }
+        NativeUdp.sockaddr(txName, destIp, destPort);
         for (int i = 0; i < count; i++) {
             txIov.set(LONG, (long) i * IOVEC, addresses[i]);
             txIov.set(LONG, (long) i * IOVEC + 8, lengths[i]);

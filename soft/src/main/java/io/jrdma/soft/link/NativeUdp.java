@@ -35,7 +35,6 @@ final class NativeUdp {
     static final int MSG_TRUNC = 0x20;
     static final short POLLIN = 1;
     static final int EAGAIN = 11;
-    static final int ECONNREFUSED = 111;
 
     private static final int SOCK_DGRAM = 2;
     private static final int SOCK_NONBLOCK = 0x800;
@@ -81,7 +80,6 @@ final class NativeUdp {
     private static final MethodHandle SENDMSG;
     private static final MethodHandle RECVMSG;
     private static final MethodHandle RECVMMSG;
-    private static final MethodHandle CONNECT;
     private static final MethodHandle POLL;
     private static final MethodHandle EVENTFD;
     private static final MethodHandle READ;
@@ -100,7 +98,6 @@ final class NativeUdp {
         MethodHandle sendmsg = null;
         MethodHandle recvmsg = null;
         MethodHandle recvmmsg = null;
-        MethodHandle connect = null;
         MethodHandle poll = null;
         MethodHandle eventfd = null;
         MethodHandle read = null;
@@ -137,7 +134,6 @@ final class NativeUdp {
                         quick);
                 recvmsg = handle(linker, libc, "recvmsg", FunctionDescriptor.of(LONG, INT, a, INT), quick);
                 recvmmsg = handle(linker, libc, "recvmmsg", FunctionDescriptor.of(INT, INT, a, INT, INT, a), quick);
-                connect = handle(linker, libc, "connect", FunctionDescriptor.of(INT, INT, a, INT));
                 poll = handle(linker, libc, "poll", FunctionDescriptor.of(INT, a, LONG, INT));
                 eventfd = handle(linker, libc, "eventfd", FunctionDescriptor.of(INT, INT, INT));
                 read = handle(linker, libc, "read", FunctionDescriptor.of(LONG, INT, a, LONG));
@@ -156,7 +152,6 @@ final class NativeUdp {
         SENDMSG = sendmsg;
         RECVMSG = recvmsg;
         RECVMMSG = recvmmsg;
-        CONNECT = connect;
         POLL = poll;
         EVENTFD = eventfd;
         READ = read;
@@ -307,15 +302,6 @@ final class NativeUdp {
     static int recvmmsg(int fd, MemorySegment msgvec, int vlen) {
         try {
             return (int) RECVMMSG.invokeExact(fd, msgvec, vlen, 0, MemorySegment.NULL);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
-    /** connect(2) of a UDP socket to the sockaddr_in at {@code addr}: its sends without an address go there. */
-    static boolean connect(int fd, MemorySegment addr) {
-        try {
-            return (int) CONNECT.invokeExact(fd, addr, SOCKADDR_IN) == 0;
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

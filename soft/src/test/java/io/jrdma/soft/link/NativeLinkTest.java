@@ -99,7 +99,7 @@ class NativeLinkTest {
     }
 
     @Test
-    void shouldReachASecondDestinationFromASourcePortConnectedToTheFirst() throws Exception {
+    void shouldReachEveryDestinationFromOneSourcePort() throws Exception {
         assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
         String c = "127.0.58.3";
         try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
@@ -108,7 +108,7 @@ class NativeLinkTest {
             int sourcePort = a.openSourcePort(0xC123);
             assertEquals(0xC123, sourcePort);
             ByteBuffer rx = ByteBuffer.allocateDirect(65536);
-            for (int round = 0; round < 2; round++) { // B, C, B, C: the socket is connected to B after the first
+            for (int round = 0; round < 2; round++) { // B, C, B, C from the same source port
                 assertTrue(a.send(sourcePort, packet(20, 1), new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT)));
                 assertEquals(20, receive(b, rx));
                 assertEquals(sourcePort, b.lastSenderPort());
