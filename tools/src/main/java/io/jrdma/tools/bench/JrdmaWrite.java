@@ -9,6 +9,7 @@ import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A stream of RDMA WRITEs into a ring of message slots in the receiver's memory, with credit-based flow control:
@@ -24,8 +25,13 @@ import java.lang.invoke.VarHandle;
  * <p>Verification: a message of 16 bytes or more carries {@code k + 1} in its first and last 8 bytes (both are
  * checked); a shorter one carries the ring lap {@code k / ring + 1} in its 2 bytes. Anything else in a slot than
  * the expected stamp or the previous lap's is a failure.
+ *
+ * <p>The receiver backs off when it finds nothing new (spin, yield, then park 10 us; see {@link #idle}).
  */
 final class JrdmaWrite {
+
+    private static final int IDLE_SPINS = 64;
+    private static final long IDLE_PARK_NS = 10_000;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle SHORT = ValueLayout.JAVA_SHORT.varHandle();
@@ -206,6 +212,21 @@ final class JrdmaWrite {
 
     // ------------------------------------------------------------------------------------------------- receiver
 
+    /**
+     * The receiver's back-off when a poll found no new message: spin, then yield, then park 10 us. Its engine runs
+     * on its polls (invoker), so it answers the next one within that; meanwhile the CPU goes to whatever else is
+     * runnable (the sender's kernel work, the JVMs' own threads), as TCP's receiver gives it up in read(2).
+     */
+    private static void idle(int emptyPolls) {
+        if (emptyPolls < IDLE_SPINS) {
+            Thread.onSpinWait();
+        } else if (emptyPolls < 2 * IDLE_SPINS) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(IDLE_PARK_NS);
+        }
+    }
+
     /** The server: consumes and verifies messages in order, returns credits, measures the interval. */
     static String receive(Params p, Control control, Deadline deadline) throws Exception {
         Geometry g = Geometry.of(p);
@@ -223,6 +244,7 @@ final class JrdmaWrite {
             long creditsDone = 0;
             long count = 0;
             long total = -1;
+            int idle = 0;
             while (true) {
                 int got = 0;
                 for (int q = 0; q < g.qps(); q++) {
@@ -265,7 +287,9 @@ final class JrdmaWrite {
                     throw deadline.timeout("receiving RDMA WRITEs (" + count + " so far)");
                 }
                 if (got == 0) {
-                    Thread.onSpinWait();
+                    idle(++idle);
+                } else {
+                    idle = 0;
                 }
             }
             if (count != total) {
