@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrdma.verbs.Access;
-import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.DeviceAttr;
 import io.jrdma.verbs.DeviceCapFlags;
 import io.jrdma.verbs.Errno;
@@ -15,8 +14,6 @@ import io.jrdma.verbs.MemoryWindow;
 import io.jrdma.verbs.MwBind;
 import io.jrdma.verbs.MwType;
 import io.jrdma.verbs.ProtectionDomain;
-import io.jrdma.verbs.QpAttr;
-import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -37,7 +34,6 @@ import io.jrdma.wire.Opcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -563,18 +559,7 @@ class MemoryWindowTest {
     }
 
     private static void connect(QueuePair qp, int remoteQpn, SoftContext remote) {
-        Peer.Link l = new Peer.Link();
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(l.qpAccess),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(l.mtu).destQpNum(remoteQpn).rqPsn(l.psn)
-                        .maxDestRdAtomic(l.maxRd).minRnrTimer(l.minRnrTimer)
-                        .ahAttr(new AhAttr().isGlobal(true).dgid(remote.queryGid(1, 1)).sgidIndex(1).portNum(1)),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                        QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(l.psn).timeout(l.timeout).retryCnt(l.retryCnt)
-                        .rnrRetry(l.rnrRetry).maxRdAtomic(l.maxRd),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
-                        QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
+        Peer.connect(qp, remoteQpn, remote.queryGid(1, 1), new Peer.Link());
     }
 
     @Test

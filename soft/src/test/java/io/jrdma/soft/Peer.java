@@ -79,6 +79,11 @@ final class Peer implements AutoCloseable {
     }
 
     void connect(int remoteQpn, io.jrdma.verbs.Gid remoteGid, Link l) {
+        connect(qp, remoteQpn, remoteGid, l);
+    }
+
+    /** Moves any RC {@code qp} through INIT, RTR and RTS to the remote QP {@code remoteQpn} at {@code remoteGid}. */
+    static void connect(io.jrdma.verbs.QueuePair qp, int remoteQpn, io.jrdma.verbs.Gid remoteGid, Link l) {
         qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(l.qpAccess),
                 EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
         qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(l.mtu).destQpNum(remoteQpn).rqPsn(l.psn)

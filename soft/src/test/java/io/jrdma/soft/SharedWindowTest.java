@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.jrdma.verbs.AhAttr;
-import io.jrdma.verbs.QpAttr;
-import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpInitAttr;
-import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RecvWr;
@@ -19,7 +15,6 @@ import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +42,8 @@ class SharedWindowTest {
                             .cap(Peer.defaultCap())));
                     theirs.add(p.b.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(p.b.cq).recvCq(p.b.cq)
                             .cap(Peer.defaultCap())));
-                    connect(mine.get(i), theirs.get(i).qpNum(), p.b, link);
-                    connect(theirs.get(i), mine.get(i).qpNum(), p.a, link);
+                    Peer.connect(mine.get(i), theirs.get(i).qpNum(), p.b.ctx.queryGid(1, 1), link);
+                    Peer.connect(theirs.get(i), mine.get(i).qpNum(), p.a.ctx.queryGid(1, 1), link);
                 }
                 for (int i = 0; i < BIG; i++) {
                     p.a.buf.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
@@ -125,19 +120,5 @@ class SharedWindowTest {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    private static void connect(QueuePair qp, int remoteQpn, Peer remote, Peer.Link l) {
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(l.qpAccess),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(l.mtu).destQpNum(remoteQpn).rqPsn(l.psn)
-                        .maxDestRdAtomic(l.maxRd).minRnrTimer(l.minRnrTimer)
-                        .ahAttr(new AhAttr().isGlobal(true).dgid(remote.ctx.queryGid(1, 1)).sgidIndex(1).portNum(1)),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                        QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(l.psn).timeout(l.timeout).retryCnt(l.retryCnt)
-                        .rnrRetry(l.rnrRetry).maxRdAtomic(l.maxRd),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
-                        QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
     }
 }
