@@ -49,6 +49,7 @@ final class ChildPair {
 
     private static final int TAIL_LINES = 20;
     private static final long GRACE_MS = 5_000;
+    private static final long FAILED_PEER_MS = 2_000;
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
     static {
@@ -108,7 +109,11 @@ final class ChildPair {
             String timeout = null;
             while (s.process.isAlive() || k.process.isAlive()) {
                 if (failed(s) || failed(k)) {
-                    break; // one failed: the other cannot finish
+                    // one failed: the other cannot finish, but it may be failing too, for the reason that made the
+                    // first give up (a receiver that caught a corrupt message closes, and its sender then fails):
+                    // it gets a moment to exit with its own status before it is killed
+                    (failed(s) ? k : s).process.waitFor(FAILED_PEER_MS, TimeUnit.MILLISECONDS);
+                    break;
                 }
                 if (System.nanoTime() - deadline > 0) {
                     timeout = "the run took longer than " + (budgetMs + GRACE_MS) + " ms; killed";
