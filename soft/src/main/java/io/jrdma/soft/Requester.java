@@ -131,7 +131,7 @@ final class Requester {
             if (inFlight >= limit) {
                 // The share can shrink under packets sent when it was larger, none of which asked for an ACK:
                 // the QP would wait for one until its timer ran out. One more packet, asking, ends that wait.
-                if (sinceAckReq == 0 || !w.started || w.isReadOrAtomic()) {
+                if (sinceAckReq == 0 || w.isReadOrAtomic()) {
                     break;
                 }
                 askAck = true;
