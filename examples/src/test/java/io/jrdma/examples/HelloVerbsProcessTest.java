@@ -66,6 +66,7 @@ class HelloVerbsProcessTest {
     private static Process start(Path log, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
+        cmd.add("--enable-native-access=ALL-UNNAMED"); // the soft device's native UDP link (FFM)
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(HelloVerbs.class.getName());

@@ -73,6 +73,10 @@ final class ScaleCommand implements Callable<Integer> {
             description = "most send requests outstanding per side (default 128; 0: all at once)")
     private int inflight;
 
+    @Option(names = "--ack-timeout", defaultValue = "14",
+            description = "local ACK timeout of every QP, 4.096 us x 2^value (default 14: 67 ms)")
+    private int ackTimeout;
+
     @Option(names = "--threading", defaultValue = "DEDICATED",
             description = "engine threading: DEDICATED or INVOKER (default DEDICATED)")
     private Threading threading;
@@ -116,7 +120,7 @@ final class ScaleCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--timeout must be at least 1 second");
             }
             cfg = new ScaleConfig(qps, messages, size, txDepth, rxDepth, inline, rdAtomic, pathMtu, inflight,
-                    threading, Duration.ofSeconds(timeoutSeconds));
+                    ackTimeout, threading, Duration.ofSeconds(timeoutSeconds));
             checkRole();
         } catch (IllegalArgumentException e) {
             err.println("scale: " + e.getMessage() + " (jrdma scale --help lists the options)");
@@ -199,7 +203,8 @@ final class ScaleCommand implements Callable<Integer> {
         List<String> a = new ArrayList<>(List.of("--addr", address, "-q", Integer.toString(qps), "-n",
                 Integer.toString(messages), "-s", Integer.toString(size), "-t", Integer.toString(txDepth), "-r",
                 Integer.toString(rxDepth), "-I", Integer.toString(inline), "-o", Integer.toString(rdAtomic), "-m",
-                Integer.toString(mtu), "--inflight", Integer.toString(inflight), "--threading", threading.name(),
+                Integer.toString(mtu), "--inflight", Integer.toString(inflight), "--ack-timeout",
+                Integer.toString(ackTimeout), "--threading", threading.name(),
                 "--timeout", Integer.toString(timeoutSeconds)));
         if (tcpPort != null) {
             a.addAll(List.of("-p", Integer.toString(tcpPort)));

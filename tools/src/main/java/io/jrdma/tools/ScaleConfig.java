@@ -17,11 +17,12 @@ import java.time.Duration;
  * @param rdAtomic max_rd_atomic and max_dest_rd_atomic of every QP
  * @param mtu      path MTU
  * @param inflight most send requests outstanding on the whole side at once (0: no limit beyond the queues)
+ * @param ackTimeout the QPs' local ACK timeout exponent (IBA: 4.096 us x 2^value)
  * @param threading who runs the device's engine
  * @param timeout  bound of every wait
  */
 record ScaleConfig(int qps, int messages, int size, int sendWr, int recvWr, int inline, int rdAtomic, Mtu mtu,
-        int inflight, Threading threading, Duration timeout) {
+        int inflight, int ackTimeout, Threading threading, Duration timeout) {
 
     /** Most QPs a side may ask for: the soft device's 4096 less room for the warm-up pair. */
     static final int MAX_QPS = 4000;
@@ -61,6 +62,9 @@ record ScaleConfig(int qps, int messages, int size, int sendWr, int recvWr, int 
         }
         if (inflight < 0 || (inflight > 0 && inflight < 2)) {
             throw new IllegalArgumentException("--inflight must be 0 (no limit) or at least 2");
+        }
+        if (ackTimeout < 1 || ackTimeout > 31) {
+            throw new IllegalArgumentException("--ack-timeout must be 1..31 (4.096 us x 2^value)");
         }
         if ((long) qps * messages * 2 > 1 << 20) {
             throw new IllegalArgumentException("--qps x --messages x 2 send completions exceed a CQ's 1048576 entries");

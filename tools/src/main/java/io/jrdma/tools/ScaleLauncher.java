@@ -155,12 +155,13 @@ final class ScaleLauncher {
     }
 
     /**
-     * Native memory tracking, then this JVM's heap, stack and -XX options and its jrdma.* system properties, then
+     * Native memory tracking and native access, then this JVM's heap, stack and -XX options and its jrdma.* system properties, then
      * the ones asked for on the command line.
      */
     private static List<String> childJvmOptions(List<String> extra) {
         List<String> opts = new ArrayList<>();
         opts.add(NMT);
+        opts.add("--enable-native-access=ALL-UNNAMED"); // the soft device's native UDP link (FFM): no warning
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (a.startsWith("-Xmx") || a.startsWith("-Xms") || a.startsWith("-Xss")
                     || (a.startsWith("-XX:") && !a.contains("NativeMemoryTracking"))) {

@@ -70,7 +70,6 @@ final class ScaleSide implements AutoCloseable {
     private static final int IB_PORT = 1;
     private static final int GID_INDEX = 1;
     private static final int MIN_RNR_TIMER = 12;
-    private static final int ACK_TIMEOUT = 14;
     private static final int RETRY = 7;
     private static final int POLL_BATCH = 64;
     private static final int SPINS = 1_000;
@@ -348,7 +347,7 @@ final class ScaleSide implements AutoCloseable {
                                 .portNum(IB_PORT)),
                 EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
                         QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(sqPsn).timeout(ACK_TIMEOUT).retryCnt(RETRY)
+        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(sqPsn).timeout(cfg.ackTimeout()).retryCnt(RETRY)
                         .rnrRetry(RETRY).maxRdAtomic(cfg.rdAtomic()),
                 EnumSet.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
                         QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));

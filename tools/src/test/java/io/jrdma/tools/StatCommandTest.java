@@ -167,7 +167,8 @@ class StatCommandTest {
 
     private Process java(String main, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "-Djrdma.counters.dir=" + dir, main));
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "-Djrdma.counters.dir=" + dir, main));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.PIPE).start();
     }
