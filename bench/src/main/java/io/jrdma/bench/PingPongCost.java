@@ -18,7 +18,12 @@ import java.nio.channels.DatagramChannel;
  * channels, in the same JVM, one after the other. For a profile: run it under {@code perf record -g} with
  * {@code -XX:+PreserveFramePointer}.
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar io.jrdma.bench.PingPongCost [round trips] [rounds]</pre>
+ * <p>The third argument picks what runs: {@code both} (the default), {@code jrdma} (only the jrdma ping-pong, for a
+ * profile without the UDP half in it), or {@code empty} (what one poll costs when nothing has arrived: a jrdma CQ
+ * poll, which runs an engine pass with an empty receive, against an empty non-blocking UDP read; the first
+ * argument is then the number of polls).
+ *
+ * <pre>java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar io.jrdma.bench.PingPongCost [round trips] [rounds] [both|jrdma|empty]</pre>
  */
 public final class PingPongCost {
 
@@ -28,11 +33,53 @@ public final class PingPongCost {
     public static void main(String[] args) throws IOException {
         long trips = args.length > 0 ? Long.parseLong(args[0]) : 200_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        for (int r = 0; r < rounds; r++) {
-            double j = jrdma(trips);
-            double u = udp(trips);
-            System.out.printf("round %d: jrdma %.0f ns, NIO UDP %.0f ns per round trip, ratio %.2f%n", r + 1, j, u,
-                    j / u);
+        String mode = args.length > 2 ? args[2] : "both";
+        switch (mode) {
+            case "both" -> {
+                for (int r = 0; r < rounds; r++) {
+                    double j = jrdma(trips);
+                    double u = udp(trips);
+                    System.out.printf("round %d: jrdma %.0f ns, NIO UDP %.0f ns per round trip, ratio %.2f%n", r + 1,
+                            j, u, j / u);
+                }
+            }
+            case "jrdma" -> {
+                for (int r = 0; r < rounds; r++) {
+                    System.out.printf("round %d: jrdma %.0f ns per round trip%n", r + 1, jrdma(trips));
+                }
+            }
+            case "empty" -> emptyPolls(trips, rounds);
+            default -> throw new IllegalArgumentException("mode must be both, jrdma or empty, not " + mode);
+        }
+    }
+
+    /** What a poll that finds nothing costs: a jrdma CQ poll (an engine pass) against a non-blocking UDP read. */
+    private static void emptyPolls(long polls, int rounds) throws IOException {
+        try (RcPair p = RcPair.open("127.0.61.1", "127.0.61.2"); DatagramChannel a = DatagramChannel.open();
+                DatagramChannel b = DatagramChannel.open()) {
+            a.bind(new InetSocketAddress("127.0.61.3", 0));
+            b.bind(new InetSocketAddress("127.0.61.4", 0));
+            a.connect(b.getLocalAddress());
+            a.configureBlocking(false);
+            ByteBuffer buf = ByteBuffer.allocateDirect(64);
+            for (int r = 0; r < rounds; r++) {
+                long found = 0;
+                long t0 = System.nanoTime();
+                for (long i = 0; i < polls; i++) {
+                    found += p.a.poll(1);
+                }
+                long t1 = System.nanoTime();
+                for (long i = 0; i < polls; i++) {
+                    buf.clear();
+                    found += a.read(buf);
+                }
+                long t2 = System.nanoTime();
+                if (found != 0) {
+                    throw new IllegalStateException("a poll found something: " + found);
+                }
+                System.out.printf("round %d: empty jrdma poll %.0f ns, empty NIO UDP read %.0f ns%n", r + 1,
+                        (t1 - t0) / (double) polls, (t2 - t1) / (double) polls);
+            }
         }
     }
 

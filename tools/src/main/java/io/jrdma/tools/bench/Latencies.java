@@ -29,14 +29,18 @@ final class Latencies {
         return n >= rtt.length;
     }
 
-    /** The result fields: samples, median and p99 of the half round trip in ns. */
+    /**
+     * The result fields: samples, then the median, p90, p99 and p99.9 of the half round trip in ns (the table uses
+     * the median and p99; {@code bench -v} prints them all, to tell a shifted distribution from a tail).
+     */
     String fields() {
         if (n == 0) {
             throw new IllegalStateException("no round trip was measured");
         }
         long[] s = Arrays.copyOf(rtt, n);
         Arrays.sort(s);
-        return "samples=" + n + " p50_ns=" + percentile(s, 50) / 2.0 + " p99_ns=" + percentile(s, 99) / 2.0;
+        return "samples=" + n + " p50_ns=" + percentile(s, 50) / 2.0 + " p90_ns=" + percentile(s, 90) / 2.0
+                + " p99_ns=" + percentile(s, 99) / 2.0 + " p999_ns=" + percentile(s, 99.9) / 2.0;
     }
 
     /** The nearest-rank percentile {@code p} of sorted {@code s}. */

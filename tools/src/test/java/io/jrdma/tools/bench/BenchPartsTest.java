@@ -22,7 +22,7 @@ class BenchPartsTest {
             l.add(i * 2_000L); // round trips of 2..200 us
         }
         assertTrue(l.full());
-        assertEquals("samples=100 p50_ns=50000.0 p99_ns=99000.0", l.fields());
+        assertEquals("samples=100 p50_ns=50000.0 p90_ns=90000.0 p99_ns=99000.0 p999_ns=100000.0", l.fields());
         assertEquals(7, Latencies.percentile(new long[] {7}, 99));
         assertEquals(3, Latencies.percentile(new long[] {1, 2, 3, 4}, 75));
         assertThrows(IllegalStateException.class, () -> new Latencies(4).fields());
