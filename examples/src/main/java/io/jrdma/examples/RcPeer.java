@@ -120,14 +120,24 @@ public final class RcPeer implements AutoCloseable {
 
     /** Moves the QP through RTR to RTS, connected to {@code remote}; sends from {@code local.psn()} on. */
     public void connect(Endpoint local, Endpoint remote, Mtu pathMtu) {
+        connect(qp, local, remote, pathMtu, RD_ATOMIC, MIN_RNR_TIMER);
+    }
+
+    /**
+     * Moves any RC {@code qp} of port {@value #IB_PORT} through RTR to RTS, connected to {@code remote} over RoCEv2
+     * (GID index {@value #GID_INDEX}) and sending from {@code local.psn()} on, with {@code rdAtomic} READs and
+     * atomics in flight each way, and {@code minRnrTimer} (IBA table 45) as the delay its RNR NAKs ask for.
+     */
+    public static void connect(QueuePair qp, Endpoint local, Endpoint remote, Mtu pathMtu, int rdAtomic,
+                               int minRnrTimer) {
         qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(pathMtu).destQpNum(remote.qpn()).rqPsn(remote.psn())
-                        .maxDestRdAtomic(RD_ATOMIC).minRnrTimer(MIN_RNR_TIMER)
+                        .maxDestRdAtomic(rdAtomic).minRnrTimer(minRnrTimer)
                         .ahAttr(new AhAttr().isGlobal(true).dgid(remote.gid()).sgidIndex(GID_INDEX).hopLimit(HOP_LIMIT)
                                 .dlid(remote.lid()).portNum(IB_PORT)),
                 EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
                         QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
         qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(local.psn()).timeout(ACK_TIMEOUT).retryCnt(RETRY_COUNT)
-                        .rnrRetry(RNR_RETRY).maxRdAtomic(RD_ATOMIC),
+                        .rnrRetry(RNR_RETRY).maxRdAtomic(rdAtomic),
                 EnumSet.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
                         QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
     }

@@ -13,7 +13,28 @@ public final class Resources {
      *                          then keeps the memory the resources used mapped, since the device may still use it
      */
     public static void closeAll(AutoCloseable... resources) {
+        closeAll(null, resources);
+    }
+
+    /**
+     * Closes every non-null resource of {@code first} (null: none) in order, then every non-null one of {@code then},
+     * going on after a failure: a program's QPs, then its CQs, MRs, PD and context.
+     *
+     * @throws RuntimeException the first failure (a checked one wrapped), with the later ones suppressed
+     */
+    public static void closeAll(AutoCloseable[] first, AutoCloseable... then) {
         RuntimeException failure = null;
+        if (first != null) {
+            failure = closeEach(first, null);
+        }
+        failure = closeEach(then, failure);
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private static RuntimeException closeEach(AutoCloseable[] resources, RuntimeException failureSoFar) {
+        RuntimeException failure = failureSoFar;
         for (AutoCloseable c : resources) {
             if (c == null) {
                 continue;
@@ -28,8 +49,6 @@ public final class Resources {
                 }
             }
         }
-        if (failure != null) {
-            throw failure;
-        }
+        return failure;
     }
 }

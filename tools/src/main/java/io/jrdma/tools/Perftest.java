@@ -946,21 +946,8 @@ final class Perftest implements ToolSession {
                 failure = new IllegalStateException(e);
             }
         }
-        AutoCloseable[] all = new AutoCloseable[(qps == null ? 0 : qps.length) + 6];
-        int k = 0;
-        if (qps != null) {
-            for (QueuePair qp : qps) {
-                all[k++] = qp;
-            }
-        }
-        all[k++] = sendCq;
-        all[k++] = recvCq;
-        all[k++] = mr;
-        all[k++] = pd;
-        all[k++] = channel;
-        all[k] = context;
         try {
-            Resources.closeAll(all);
+            Resources.closeAll(qps, sendCq, recvCq, mr, pd, channel, context);
         } catch (RuntimeException e) {
             if (failure == null) {
                 throw e;

@@ -1,11 +1,11 @@
 package io.jrdma.examples.noncontig;
 
 import io.jrdma.examples.Endpoint;
+import io.jrdma.examples.RcPeer;
 import io.jrdma.examples.Resources;
 import io.jrdma.soft.SoftContext;
 import io.jrdma.soft.SoftDevice;
 import io.jrdma.verbs.Access;
-import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.Mtu;
@@ -31,10 +31,6 @@ final class Peer implements AutoCloseable {
     static final int IB_PORT = 1;
     static final int GID_INDEX = 1;
     private static final int MIN_RNR_TIMER = 1; // 0.01 ms: RECVs are posted before the SENDs, so RNR is rare
-    private static final int ACK_TIMEOUT = 14; // 4.096 us * 2^14 = 67 ms
-    private static final int RETRY_COUNT = 7;
-    private static final int RNR_RETRY = 7; // 7 = retry forever
-    private static final int HOP_LIMIT = 64;
     private static final int ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
 
     private final SoftContext context;
@@ -96,16 +92,7 @@ final class Peer implements AutoCloseable {
 
     /** Moves the QP through RTR to RTS, connected to {@code remote}, with {@code rdAtomic} READs in flight. */
     void connect(Endpoint local, Endpoint remote, Mtu pathMtu, int rdAtomic) {
-        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(pathMtu).destQpNum(remote.qpn()).rqPsn(remote.psn())
-                        .maxDestRdAtomic(rdAtomic).minRnrTimer(MIN_RNR_TIMER)
-                        .ahAttr(new AhAttr().isGlobal(true).dgid(remote.gid()).sgidIndex(GID_INDEX).hopLimit(HOP_LIMIT)
-                                .dlid(remote.lid()).portNum(IB_PORT)),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                        QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(local.psn()).timeout(ACK_TIMEOUT).retryCnt(RETRY_COUNT)
-                        .rnrRetry(RNR_RETRY).maxRdAtomic(rdAtomic),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
-                        QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
+        RcPeer.connect(qp, local, remote, pathMtu, rdAtomic, MIN_RNR_TIMER);
     }
 
     @Override

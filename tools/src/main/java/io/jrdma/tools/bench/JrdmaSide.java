@@ -224,20 +224,7 @@ final class JrdmaSide implements AutoCloseable {
         if (debug) {
             System.err.println("counters of " + context.device().name() + ": " + counters());
         }
-        AutoCloseable[] all = new AutoCloseable[(qps == null ? 0 : qps.length) + 6];
-        int k = 0;
-        if (qps != null) {
-            for (QueuePair qp : qps) {
-                all[k++] = qp;
-            }
-        }
-        all[k++] = sendCq;
-        all[k++] = recvCq;
-        all[k++] = channel;
-        all[k++] = mr;
-        all[k++] = pd;
-        all[k] = context;
-        Resources.closeAll(all); // on failure the memory stays mapped: the device may still use it
+        Resources.closeAll(qps, sendCq, recvCq, channel, mr, pd, context); // on failure the memory stays mapped: the device may still use it
         arena.close();
     }
 }
