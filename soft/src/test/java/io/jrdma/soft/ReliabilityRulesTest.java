@@ -171,6 +171,66 @@ class ReliabilityRulesTest {
     }
 
     @Test
+    void shouldNotGoOnFromSlotsThatAnAckFreedDuringGoBackNRegression() {
+        // regression (found with dedicated engines starved on two cores): a timeout sent the requester back to the
+        // oldest unacknowledged PSN; an ACK for everything then retired the WQEs ahead of its cursor, and the
+        // requester went on from their freed slots. Once new WRs had taken those slots, it started them first, out
+        // of send-queue order (a later WRITE landed before earlier ones), and later rewinds started from a WQE
+        // whose PSNs came after ones the responder still waited for: no packet was ever in sequence again.
+        Peer.Link l = link();
+        l.timeout = 10; // 4.2 ms
+        int len = 4 * MTU; // 4 packets a WRITE
+        int first = 20; // 80 packets: more than one pass sends (32), so the go-back spans passes
+        int later = 64; // the send queue's ring holds 64: these take the slots of the first 20 again
+        try (FaultPair pair = pair(l, FaultConfig.NONE,
+                FaultConfig.builder().dropOpcodes(Opcode.RC_ACKNOWLEDGE.code()).build())) {
+            Requester req = soft(pair.a).requester;
+            assertTrue(req.window >= first * 4, "window " + req.window);
+            for (int i = 0; i < first + later; i++) {
+                pair.a.buf.asSlice((long) i * len, len).fill((byte) (i + 1)); // WRITE i's bytes are i + 1
+            }
+            SendWr head = null;
+            for (int i = first - 1; i >= 0; i--) { // all to the same remote 4 KiB: the last to land wins
+                head = new SendWr().wrId(i).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                        .sg(new Sge(pair.a.addr((long) i * len), len, pair.a.mr.lkey()))
+                        .remoteAddr(pair.b.addr(0)).rkey(pair.b.mr.rkey()).next(head);
+            }
+            int start = req.nextPsn();
+            pair.a.qp.postSend(head);
+            int end = Psn.add(start, first * 4);
+            pair.driving(pair.a, "a sends all 80 packets", () -> req.sentPsn == end);
+            Responder resp = soft(pair.b).responder;
+            pair.driving(pair.b, "b takes all 80 (its ACK is lost)", () -> resp.expectedPsn() == end);
+            assertEquals(1, pair.count(pair.b, Counter.FAULT_DROPPED));
+            pair.clock.advance(Requester.ackTimeoutNs(l.timeout) + 1);
+            pair.a.ctx.progress(); // the timeout: back to the first PSN, 32 packets again
+            assertEquals(1, pair.count(pair.a, Counter.COMPLETER_RETRY_ERR));
+            pair.b.ctx.progress(); // duplicates: b acknowledges all 80 again
+            pair.a.ctx.progress(); // that ACK retires all 20 WRITEs, whose slots are free from here on
+            assertEquals(first, soft(pair.a).sqConsumer);
+            head = null; // posted at once (no poll, whose pass would send): they take the freed slots
+            for (int i = first + later - 1; i >= first; i--) {
+                head = new SendWr().wrId(i).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                        .sg(new Sge(pair.a.addr((long) i * len), len, pair.a.mr.lkey()))
+                        .remoteAddr(pair.b.addr(0)).rkey(pair.b.mr.rkey()).next(head);
+            }
+            pair.a.qp.postSend(head);
+            List<WorkCompletion> all = pair.completions(pair.a.cq, first + later);
+            for (int i = 0; i < first + later; i++) {
+                assertEquals(WcStatus.SUCCESS, all.get(i).status());
+                assertEquals(i, all.get(i).wrId(), "completions in send-queue order");
+            }
+            byte[] want = new byte[len];
+            java.util.Arrays.fill(want, (byte) (first + later));
+            assertEquals(-1, pair.b.buf.asSlice(0, len).mismatch(MemorySegment.ofArray(want)),
+                    "b holds the last WRITE posted (" + (first + later - 1) + "), byte 0 is from WRITE "
+                            + (pair.b.buf.get(ValueLayout.JAVA_BYTE, 0) - 1));
+            assertEquals(1, pair.count(pair.a, Counter.COMPLETER_RETRY_ERR), "no further timeout");
+            assertEquals(0, pair.count(pair.b, Counter.OUT_OF_SEQ_REQUEST), "every later packet in sequence");
+        }
+    }
+
+    @Test
     void shouldReAckADuplicateSendWithoutTakingAnotherReceive() {
         Peer.Link l = link();
         l.timeout = 10;
