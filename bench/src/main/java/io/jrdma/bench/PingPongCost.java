@@ -23,7 +23,10 @@ import java.nio.channels.DatagramChannel;
  * poll, which runs an engine pass with an empty receive, against an empty non-blocking UDP read; the first
  * argument is then the number of polls).
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar io.jrdma.bench.PingPongCost [round trips] [rounds] [both|jrdma|empty]</pre>
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar io.jrdma.bench.PingPongCost \
+ *     [round trips] [rounds] [both|jrdma|empty]
+ * </pre>
  */
 public final class PingPongCost {
 

@@ -344,10 +344,10 @@ final class Requester {
 
     /**
      * Before sending: when acknowledgements retired WQEs, a go-back-N cursor still on one of them moves up to the
-     * oldest unacknowledged PSN, where {@link #rewind} would put it. A retired WQE's slot is free, and a WR posted since may
-     * already be in it: going on from there would start that WR ahead of the ones before it (out of send-queue
-     * order, with PSNs the responder does not expect yet) and send again what was done. A go-back-N that sends more
-     * than one pass's budget meets this whenever the timeout was early and the ACK only late.
+     * oldest unacknowledged PSN, where {@link #rewind} would put it. A retired WQE's slot is free, and a WR posted
+     * since may already be in it: going on from there would start that WR ahead of the ones before it (out of
+     * send-queue order, with PSNs the responder does not expect yet) and send again what was done. A go-back-N
+     * that sends more than one pass's budget meets this whenever the timeout was early and the ACK only late.
      */
     void skipRetired() {
         if (next - qp.sqConsumer < 0) {

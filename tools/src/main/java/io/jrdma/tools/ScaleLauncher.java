@@ -155,8 +155,8 @@ final class ScaleLauncher {
     }
 
     /**
-     * Native memory tracking and native access, then this JVM's heap, stack and -XX options and its jrdma.* system properties, then
-     * the ones asked for on the command line.
+     * Native memory tracking and native access, then this JVM's heap, stack and -XX options and its jrdma.* system
+     * properties, then the ones asked for on the command line.
      */
     private static List<String> childJvmOptions(List<String> extra) {
         List<String> opts = new ArrayList<>();

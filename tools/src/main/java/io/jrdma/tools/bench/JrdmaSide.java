@@ -224,7 +224,8 @@ final class JrdmaSide implements AutoCloseable {
         if (debug) {
             System.err.println("counters of " + context.device().name() + ": " + counters());
         }
-        Resources.closeAll(qps, sendCq, recvCq, channel, mr, pd, context); // on failure the memory stays mapped: the device may still use it
+        // on failure the memory stays mapped: the device may still use it
+        Resources.closeAll(qps, sendCq, recvCq, channel, mr, pd, context);
         arena.close();
     }
 }
