@@ -180,40 +180,48 @@ perftest() {
     tag=$(echo "$tool $*" | tr -c 'a-zA-Z0-9\n' '_')
 
     # real server in vm1 + jrdma client; each log ends with its command's "[exit status N]"
-    local s="$logs/$tag.real-server.log" c="$logs/$tag.jrdma-client.log" ok attempt spid
-    for attempt in 1 2; do
-        ok=0
-        ("$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args"; echo "[exit status $?]") >"$s" 2>&1 &
-        spid=$!
-        "$lab" exec --vm 1 --timeout 15 -n -- "rxelab-wait-listen $TCP_PORT 10" >/dev/null 2>&1 || ok=1
-        (timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args \
-            --timeout=$((t - 5)) "$VM_IP"; echo "[exit status $?]") >"$c" 2>&1
-        wait "$spid"
-        exited0 "$s" && exited0 "$c" || ok=1
-        check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
-        ((ok == 0)) || ! uncalibrated "$s" "$attempt" || continue
-        break
-    done
+    local s="$logs/$tag.real-server.log" c="$logs/$tag.jrdma-client.log" ok
+    run_pair real_server real_server_up jrdma_client "$s" "$c" "$s"
     report "real-server/jrdma-client $name" "$ok" "$s" "$c"
     ((ok == 0)) || guest_dmesg >>"$s"
 
     # jrdma server + real client in vm1
     s="$logs/$tag.jrdma-server.log" c="$logs/$tag.real-client.log"
+    run_pair jrdma_server jrdma_server_up real_client "$s" "$c" "$c"
+    report "jrdma-server/real-client $name" "$ok" "$s" "$c"
+    ((ok == 0)) || guest_dmesg >>"$c"
+}
+
+# The two sides of a case, for run_pair; they use the caller's tool, args and t (perftest's locals).
+real_server() { "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args"; }
+real_server_up() { "$lab" exec --vm 1 --timeout 15 -n -- "rxelab-wait-listen $TCP_PORT 10" >/dev/null 2>&1; }
+real_client() { "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1"; }
+jrdma_server() {
+    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5))
+}
+jrdma_client() {
+    timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args \
+        --timeout=$((t - 5)) "$VM_IP"
+}
+jrdma_server_up() { wait_host_listen 20; }
+
+# run_pair SERVER UP CLIENT SERVER_LOG CLIENT_LOG REAL_LOG: starts SERVER in the background, waits with UP for it
+# to listen, runs CLIENT, and checks both logs (each ends with its command's "[exit status N]"); sets ok (0 when
+# both passed). A case whose real perftest (REAL_LOG) could not calibrate its clock runs once more.
+run_pair() {
+    local server=$1 up=$2 client=$3 s=$4 c=$5 real=$6 attempt spid
     for attempt in 1 2; do
         ok=0
-        (timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args \
-            --timeout=$((t - 5)); echo "[exit status $?]") >"$s" 2>&1 &
+        ("$server"; echo "[exit status $?]") >"$s" 2>&1 &
         spid=$!
-        wait_host_listen 20 || ok=1
-        ("$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1"; echo "[exit status $?]") >"$c" 2>&1
+        "$up" || ok=1
+        ("$client"; echo "[exit status $?]") >"$c" 2>&1
         wait "$spid"
         exited0 "$s" && exited0 "$c" || ok=1
         check_perftest "$s" "$tool" server "$size" && check_perftest "$c" "$tool" client "$size" || ok=1
-        ((ok == 0)) || ! uncalibrated "$c" "$attempt" || continue
+        ((ok == 0)) || ! uncalibrated "$real" "$attempt" || continue
         break
     done
-    report "jrdma-server/real-client $name" "$ok" "$s" "$c"
-    ((ok == 0)) || guest_dmesg >>"$c"
 }
 
 # uncalibrated LOG ATTEMPT: true (and says so) when the real perftest in LOG failed only because it could not

@@ -351,9 +351,7 @@ final class Requester {
      */
     void skipRetired() {
         if (next - qp.sqConsumer < 0) {
-            int since = sinceAckReq;
-            rewind();
-            sinceAckReq = since;
+            toOldestUnacked();
         }
     }
 
@@ -362,8 +360,13 @@ final class Requester {
      * the response packets it already placed.
      */
     void rewind() {
-        next = qp.sqConsumer;
+        toOldestUnacked();
         sinceAckReq = 0;
+    }
+
+    /** Puts the cursor on the oldest unacknowledged PSN: the head WQE, at its first packet not acknowledged. */
+    private void toOldestUnacked() {
+        next = qp.sqConsumer;
         if (next == qp.sqProducer) {
             nextPacket = 0;
             return;
