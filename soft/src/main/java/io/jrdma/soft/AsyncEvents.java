@@ -65,7 +65,7 @@ final class AsyncEvents {
                 return null;
             }
             if (engine.invoker()) {
-                engine.idleWait(Math.min(left, TimeUnit.MILLISECONDS.toNanos(1)));
+                engine.progressOrWait(left);
             } else {
                 lock.lock();
                 try {

@@ -38,6 +38,12 @@ final class Engine implements AutoCloseable {
     private static final int SPINS = 200;
     private static final int YIELDS = 100;
     private static final long MAX_SLEEP_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The longest an invoker-mode wait polls the socket before the waiting thread runs a pass again. */
+    private static final long MAX_POLL_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** A pass's receive: none, one that does not wait, one whose first call waits for a datagram. */
+    private static final int RX_NONE = 0;
+    private static final int RX_POLL = 1;
+    private static final int RX_WAIT = 2;
 
     final ReentrantLock lock = new ReentrantLock();
     final UdpLink link;
@@ -92,6 +98,8 @@ final class Engine implements AutoCloseable {
     private volatile boolean running;
     private volatile boolean sleeping;
     private volatile boolean doorbellRung;
+    /** An invoker-mode thread is in, or about to enter, a receive that waits (see {@link #progressOrWait}). */
+    private volatile boolean waitingInReceive;
 
     Engine(UdpLink link, NanoClock clock, Threading threading, PacketTap tap) {
         this.link = link;
@@ -229,9 +237,16 @@ final class Engine implements AutoCloseable {
         if (threading == Threading.INVOKER) {
             if (lock.tryLock()) {
                 try {
-                    doWork(false); // sends what was posted; the next poll receives
+                    doWork(RX_NONE); // sends what was posted; the next poll receives
                 } finally {
                     lock.unlock();
+                }
+            } else {
+                // another thread runs the engine, and may be asleep in a receive: it sends this post once it
+                // wakes, so it is woken (it reads doorbellRung after announcing the wait: one of us sees the other)
+                doorbellRung = true;
+                if (waitingInReceive) {
+                    link.wakeReceive();
                 }
             }
         } else {
@@ -264,16 +279,46 @@ final class Engine implements AutoCloseable {
         }
     }
 
-    /** Sleeps on the socket for up to {@code ns} (invoker-mode waits), unless another thread holds the engine. */
-    void idleWait(long ns) {
-        if (lock.tryLock()) {
-            try {
-                link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(ns)));
-            } finally {
-                lock.unlock();
+    /**
+     * Invoker mode, for a thread that waits for an event up to {@code leftNs}: a pass, and when it finds nothing to
+     * do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer is due, the
+     * caller waits that long), the wait is a receive that sleeps until the first datagram and takes it in the same
+     * call ({@link UdpLink#receiveWaitNs}); a post from another thread meanwhile wakes it ({@link #doorbell}).
+     * Otherwise a poll of at most a millisecond, and the caller's next pass receives. Another thread in the
+     * engine: parks briefly instead.
+     *
+     * @return the work done (0 after a wait that ended without work)
+     */
+    int progressOrWait(long leftNs) {
+        if (!lock.tryLock()) {
+            LockSupport.parkNanos(Math.min(leftNs, 50_000));
+            return 0;
+        }
+        try {
+            long tick = link.receiveWaitNs();
+            // such a wait ends at the second tick boundary at the latest: it may take up to two ticks
+            if (tick > 0 && leftNs >= 2 * tick && sleepBudgetNs() >= 2 * tick) {
+                if (doorbellRung) {
+                    doorbellRung = false; // read first: the poster's WQE happened before its ring
+                }
+                int work = doWork(RX_NONE); // what a pass must send, before the engine sleeps
+                if (work > 0) {
+                    return work;
+                }
+                waitingInReceive = true;
+                try {
+                    return doWork(doorbellRung ? RX_POLL : RX_WAIT);
+                } finally {
+                    waitingInReceive = false;
+                }
             }
-        } else {
-            LockSupport.parkNanos(Math.min(ns, 50_000));
+            int work = doWork(RX_POLL);
+            if (work == 0) {
+                link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(leftNs, MAX_POLL_WAIT_NS))));
+            }
+            return work;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -330,16 +375,18 @@ final class Engine implements AutoCloseable {
 
     /** One pass: receive, transmit, timers. Returns the amount of work done. Lock held. */
     int doWork() {
-        return doWork(true);
+        return doWork(RX_POLL);
     }
 
     /**
-     * One pass; {@code receive} false skips the socket (a post's doorbell in invoker mode: what it posted goes out
-     * at once, and the poll that follows receives, one system call sooner on a request's way out).
+     * One pass. {@link #RX_NONE} skips the socket (a post's doorbell in invoker mode: what it posted goes out at
+     * once, and the poll that follows receives, one system call sooner on a request's way out); {@link #RX_WAIT}
+     * lets its first receive wait for a datagram (see {@link #progressOrWait}).
      */
-    private int doWork(boolean receive) {
+    private int doWork(int rx) {
         long now = clock.nanoTime();
-        int work = receive ? receive(now) : 0;
+        boolean receive = rx != RX_NONE;
+        int work = receive ? receive(now, rx == RX_WAIT) : 0;
         int sending = 0; // counted before any QP transmits, so a burst of posts to many QPs shares from the start
         int unacked = 0;
         for (int i = 0; i < liveCount; i++) {
@@ -359,7 +406,7 @@ final class Engine implements AutoCloseable {
             int i = first + k < count ? first + k : first + k - count;
             SoftQp qp = live[i];
             if (receive && (k & RX_EVERY_QPS) == RX_EVERY_QPS) {
-                work += receive(now); // a long pass over many QPs keeps the socket drained and takes ACKs in
+                work += receive(now, false); // a long pass over many QPs keeps the socket drained and takes ACKs in
             }
             if (qp.state == QpState.ERR) {
                 if (qp.hasUnflushed()) {
@@ -395,12 +442,15 @@ final class Engine implements AutoCloseable {
      * Takes in up to {@link #RX_BATCH} datagrams, a batch per system call; a batch smaller than asked for means the
      * socket is drained, so a pass that finds work makes no empty receive call.
      */
-    private int receive(long now) {
+    private int receive(long now, boolean wait) {
         int n = 0;
         while (n < RX_BATCH) {
-            int got = link.receiveBatch(rxBuffers);
+            int got = wait && n == 0 ? link.receiveBatchWaiting(rxBuffers) : link.receiveBatch(rxBuffers);
             for (int i = 0; i < got; i++) {
                 int total = link.batchLength(i);
+                if (total == 0 && link.isWakeUp(i)) {
+                    continue; // a post's wake-up for a thread asleep in a receive (see doorbell)
+                }
                 int segment = link.batchSegmentSize(i);
                 rxBuffer = rxBuffers[i];
                 rxSrcIp = link.batchSenderIp(i);
@@ -738,6 +788,9 @@ final class Engine implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        if (waitingInReceive) {
+            link.wakeReceive(); // an invoker-mode waiter asleep in a receive returns now, not after a tick
+        }
         if (thread != null) {
             link.wakeup();
             try {

@@ -40,9 +40,7 @@ final class SoftChannel implements CompletionChannel {
             }
             if (engine.invoker()) {
                 // no engine thread: this waiting thread drives the device until an event or the deadline
-                if (engine.progress() == 0) {
-                    engine.idleWait(Math.min(left, TimeUnit.MILLISECONDS.toNanos(1)));
-                }
+                engine.progressOrWait(left);
             } else {
                 try {
                     cq = events.poll(left, TimeUnit.NANOSECONDS);

@@ -52,6 +52,7 @@ final class NativeDatagrams {
     private final int mainFd;
     private final int port;
     private final int receiveBufferBytes;
+    private final long receiveWaitNs;
     private final int[] bySourcePort = new int[0x4000]; // fd + 1; 0 = not opened
     private final int localIp;
     private final int bufferBytes;
@@ -87,6 +88,8 @@ final class NativeDatagrams {
     private ByteBuffer txBuffer;
     private long txAddress;
 
+    private final MemorySegment wakeMsg;   // an empty datagram to the receive socket itself
+    private final MemorySegment wakeState;
     private final Object wakeLock = new Object();
     private final int eventFd;
     private final MemorySegment pollFds;
@@ -97,8 +100,9 @@ final class NativeDatagrams {
     NativeDatagrams(int localIp, int port, int bufferBytes) throws IOException {
         this.localIp = localIp;
         this.bufferBytes = bufferBytes;
-        this.mainFd = NativeUdp.open(localIp, port, bufferBytes, true);
+        this.mainFd = NativeUdp.open(localIp, port, bufferBytes, true, true);
         this.port = port == 0 ? NativeUdp.boundPort(mainFd) : port;
+        this.receiveWaitNs = NativeUdp.shortestReceiveTimeoutNs(mainFd);
         this.receiveBufferBytes = NativeUdp.getInt(mainFd, NativeUdp.SOL_SOCKET, NativeUdp.SO_RCVBUF);
         this.eventFd = NativeUdp.eventfd();
         if (eventFd < 0) {
@@ -138,6 +142,13 @@ final class NativeDatagrams {
         txControl.set(INT, 8, NativeUdp.SOL_UDP);
         txControl.set(INT, 12, NativeUdp.UDP_SEGMENT);
 
+        wakeMsg = arena.allocate(MSGHDR, 8);
+        MemorySegment wakeName = arena.allocate(SOCKADDR_IN, 8);
+        NativeUdp.sockaddr(wakeName, localIp, this.port);
+        wakeMsg.set(LONG, MSG_NAME, wakeName.address());
+        wakeMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
+        wakeState = arena.allocate(NativeUdp.callStateBytes(), 8);
+
         pollFds = arena.allocate(2L * NativeUdp.POLLFD, 8);
         pollFds.set(INT, 0, mainFd);
         pollFds.set(SHORT, 4, NativeUdp.POLLIN);
@@ -163,7 +174,7 @@ final class NativeDatagrams {
             return true;
         }
         try {
-            bySourcePort[i] = NativeUdp.open(localIp, sourcePort, bufferBytes, false) + 1;
+            bySourcePort[i] = NativeUdp.open(localIp, sourcePort, bufferBytes, false, false) + 1;
             return true;
         } catch (IOException e) {
             return false;
@@ -202,6 +213,27 @@ final class NativeDatagrams {
      *         {@link #batchLength}, {@link #batchSenderIp}, {@link #batchSenderPort} and {@link #batchSegmentSize}
      */
     int receiveBatch(ByteBuffer[] bufs) {
+        return receiveBatch(bufs, false);
+    }
+
+    /**
+     * The receive timeout of a {@link #receiveBatchWaiting}: one kernel clock tick, so a wait with no datagram ends
+     * at the next tick boundary but one at the latest (up to two ticks). 0 when this socket cannot wait in a receive.
+     */
+    long receiveWaitNs() {
+        return receiveWaitNs;
+    }
+
+    /**
+     * {@link #receiveBatch} in one system call that first waits for a datagram, for the {@link #receiveWaitNs}
+     * timeout (only a datagram ends it early, such as {@link #wakeReceive}'s; not {@link #wakeup}): the wait and the
+     * receive that a wake-up from {@link #await} needs, in one call. Returns 0 when none came.
+     */
+    int receiveBatchWaiting(ByteBuffer[] bufs) {
+        return receiveBatch(bufs, receiveWaitNs > 0);
+    }
+
+    private int receiveBatch(ByteBuffer[] bufs, boolean wait) {
         int count = Math.min(bufs.length, RX_BATCH);
         if (bufs != rxBatchBuffers) {
             for (int i = 0; i < count; i++) {
@@ -216,7 +248,7 @@ final class NativeDatagrams {
             rxVec.set(LONG, m + MSG_CONTROLLEN, CONTROL_BYTES);
             rxVec.set(INT, m + MSG_FLAGS, 0);
         }
-        int n = NativeUdp.recvmmsg(mainFd, rxVec, count);
+        int n = wait ? NativeUdp.recvmmsgWait(mainFd, rxVec, count) : NativeUdp.recvmmsg(mainFd, rxVec, count);
         for (int i = 0; i < n; i++) {
             long m = (long) i * MMSGHDR;
             long name = (long) i * SOCKADDR_IN;
@@ -336,6 +368,23 @@ final class NativeDatagrams {
         if (n > 0 && (pollFds.get(SHORT, 14) & NativeUdp.POLLIN) != 0) {
             NativeUdp.read(eventFd, eventRead, 8); // reset the wake-up
         }
+    }
+
+    /**
+     * Ends a {@link #receiveBatchWaiting} in progress, or the next one (any thread): sends the receive socket an
+     * empty datagram from itself, which {@link #isWakeUp} tells from a packet.
+     */
+    void wakeReceive() {
+        synchronized (wakeLock) {
+            if (!closed) {
+                NativeUdp.sendmsg(wakeState, mainFd, wakeMsg);
+            }
+        }
+    }
+
+    /** Whether a received datagram is a {@link #wakeReceive}: empty, and from this socket's own address. */
+    boolean isWakeUp(int length, int senderIp, int senderPort) {
+        return length == 0 && senderPort == port && senderIp == localIp;
     }
 
     /** Ends an {@link #await} in progress (any thread). */

@@ -33,6 +33,10 @@ final class NativeUdp {
     static final int UDP_SEGMENT = 103;
     static final int UDP_GRO = 104;
     static final int MSG_TRUNC = 0x20;
+    static final int MSG_DONTWAIT = 0x40;
+    static final int MSG_WAITFORONE = 0x10000;
+    static final int SO_RCVTIMEO = 20;
+    static final int TIMEVAL = 16;
     static final short POLLIN = 1;
     static final int EAGAIN = 11;
 
@@ -80,6 +84,7 @@ final class NativeUdp {
     private static final MethodHandle SENDMSG;
     private static final MethodHandle RECVMSG;
     private static final MethodHandle RECVMMSG;
+    private static final MethodHandle RECVMMSG_WAIT;
     private static final MethodHandle POLL;
     private static final MethodHandle EVENTFD;
     private static final MethodHandle READ;
@@ -98,6 +103,7 @@ final class NativeUdp {
         MethodHandle sendmsg = null;
         MethodHandle recvmsg = null;
         MethodHandle recvmmsg = null;
+        MethodHandle recvmmsgWait = null;
         MethodHandle poll = null;
         MethodHandle eventfd = null;
         MethodHandle read = null;
@@ -134,6 +140,8 @@ final class NativeUdp {
                         quick);
                 recvmsg = handle(linker, libc, "recvmsg", FunctionDescriptor.of(LONG, INT, a, INT), quick);
                 recvmmsg = handle(linker, libc, "recvmmsg", FunctionDescriptor.of(INT, INT, a, INT, INT, a), quick);
+                // a receive that may sleep must leave the Java thread state (a safepoint must not wait for it)
+                recvmmsgWait = handle(linker, libc, "recvmmsg", FunctionDescriptor.of(INT, INT, a, INT, INT, a));
                 poll = handle(linker, libc, "poll", FunctionDescriptor.of(INT, a, LONG, INT));
                 eventfd = handle(linker, libc, "eventfd", FunctionDescriptor.of(INT, INT, INT));
                 read = handle(linker, libc, "read", FunctionDescriptor.of(LONG, INT, a, LONG));
@@ -152,6 +160,7 @@ final class NativeUdp {
         SENDMSG = sendmsg;
         RECVMSG = recvmsg;
         RECVMMSG = recvmmsg;
+        RECVMMSG_WAIT = recvmmsgWait;
         POLL = poll;
         EVENTFD = eventfd;
         READ = read;
@@ -182,16 +191,18 @@ final class NativeUdp {
     }
 
     /**
-     * Opens a non-blocking IPv4 UDP socket bound to {@code ip:port} with DF set (so Linux sends IPv4 ID 0, or 0,1,2..
-     * for the segments of one GSO send), the given buffer sizes, and GRO on receive when asked.
+     * Opens an IPv4 UDP socket bound to {@code ip:port} with DF set (so Linux sends IPv4 ID 0, or 0,1,2.. for the
+     * segments of one GSO send), the given buffer sizes, and GRO on receive when asked. A socket opened blocking
+     * (for {@link #recvmmsgWait}) gets {@code MSG_DONTWAIT} on every other call here, so only that one can sleep.
      *
      * @return the descriptor
      * @throws java.io.IOException with the errno's meaning when a call fails
      */
-    static int open(int ip, int port, int bufferBytes, boolean gro) throws java.io.IOException {
+    static int open(int ip, int port, int bufferBytes, boolean gro, boolean blocking) throws java.io.IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CALL_STATE_BYTES);
-            int fd = (int) SOCKET.invokeExact(state, AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            int type = SOCK_DGRAM | SOCK_CLOEXEC | (blocking ? 0 : SOCK_NONBLOCK);
+            int fd = (int) SOCKET.invokeExact(state, AF_INET, type, 0);
             if (fd < 0) {
                 throw new java.io.IOException("socket: errno " + errno(state));
             }
@@ -241,6 +252,32 @@ final class NativeUdp {
         }
     }
 
+    /**
+     * Sets a socket's receive timeout ({@code SO_RCVTIMEO}) to the shortest the kernel keeps, one clock tick, and
+     * returns it as the kernel reports it back (4 ms at 250 Hz), or 0 when the kernel refused.
+     */
+    static long shortestReceiveTimeoutNs(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment tv = arena.allocate(TIMEVAL, 8);
+            MemorySegment state = arena.allocate(CALL_STATE_BYTES);
+            tv.set(LONG, 0, 0L);
+            tv.set(LONG, 8, 1L); // 1 us: rounded up to one tick
+            int rc = (int) SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_RCVTIMEO, tv, TIMEVAL);
+            if (rc != 0) {
+                return 0;
+            }
+            MemorySegment len = arena.allocate(INT);
+            len.set(INT, 0, TIMEVAL);
+            rc = (int) GETSOCKOPT.invokeExact(fd, SOL_SOCKET, SO_RCVTIMEO, tv, len);
+            if (rc != 0) {
+                return 0;
+            }
+            return tv.get(LONG, 0) * 1_000_000_000L + tv.get(LONG, 8) * 1_000L;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
     /** An int socket option's value as the kernel reports it. */
     static int getInt(int fd, int level, int name) {
         try (Arena arena = Arena.ofConfined()) {
@@ -278,30 +315,44 @@ final class NativeUdp {
     /** sendmsg(2); returns the bytes sent or -1 (errno in {@code state}). */
     static long sendmsg(MemorySegment state, int fd, MemorySegment msghdr) {
         try {
-            return (long) SENDMSG.invokeExact(state, fd, msghdr, 0);
+            return (long) SENDMSG.invokeExact(state, fd, msghdr, MSG_DONTWAIT);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
     }
 
-    /** recvmsg(2) on a non-blocking socket; returns the bytes received or -1. */
+    /** recvmsg(2), not waiting; returns the bytes received or -1. */
     static long recvmsg(int fd, MemorySegment msghdr) {
         try {
-            return (long) RECVMSG.invokeExact(fd, msghdr, 0);
+            return (long) RECVMSG.invokeExact(fd, msghdr, MSG_DONTWAIT);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
     }
 
     /**
-     * recvmmsg(2) on a non-blocking socket: up to {@code vlen} datagrams in one call, returning as soon as the
-     * socket has no more (so a caller that gets fewer than it asked for knows the socket was drained).
+     * recvmmsg(2), not waiting: up to {@code vlen} datagrams in one call, returning as soon as the socket has no
+     * more (so a caller that gets fewer than it asked for knows the socket was drained).
      *
      * @return the number of datagrams received, or -1 when none was waiting
      */
     static int recvmmsg(int fd, MemorySegment msgvec, int vlen) {
         try {
-            return (int) RECVMMSG.invokeExact(fd, msgvec, vlen, 0, MemorySegment.NULL);
+            return (int) RECVMMSG.invokeExact(fd, msgvec, vlen, MSG_DONTWAIT, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * recvmmsg(2) on a blocking socket that waits for the first datagram, for at most the socket's receive timeout,
+     * and then takes what else is waiting, up to {@code vlen}, without waiting again.
+     *
+     * @return the number of datagrams received, or -1 when none came in time (or a signal cut the wait short)
+     */
+    static int recvmmsgWait(int fd, MemorySegment msgvec, int vlen) {
+        try {
+            return (int) RECVMMSG_WAIT.invokeExact(fd, msgvec, vlen, MSG_WAITFORONE, MemorySegment.NULL);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

@@ -307,6 +307,41 @@ public class UdpLink implements AutoCloseable {
         return count;
     }
 
+    /**
+     * The receive timeout of {@link #receiveBatchWaiting}, one kernel clock tick (a wait that no datagram ends takes
+     * up to two: it ends at the second tick boundary), or 0 when this link cannot wait in a receive (NIO channels)
+     * and a waiting caller uses {@link #await} and then receives.
+     */
+    public long receiveWaitNs() {
+        return nat != null ? nat.receiveWaitNs() : 0;
+    }
+
+    /**
+     * {@link #receiveBatch} that first waits for a datagram (see {@link #receiveWaitNs}), in the same system call:
+     * one call where {@link #await} and a receive take two. Only a datagram cuts the wait short, such as
+     * {@link #wakeReceive}'s, not {@link #wakeup}. On a link that cannot wait, it does not.
+     *
+     * @return how many arrived (0 when none came in time)
+     */
+    public int receiveBatchWaiting(ByteBuffer[] bufs) {
+        return nat != null ? nat.receiveBatchWaiting(bufs) : receiveBatch(bufs);
+    }
+
+    /** Ends a {@link #receiveBatchWaiting} in progress on another thread, or the next one to start. */
+    public void wakeReceive() {
+        if (nat != null) {
+            nat.wakeReceive();
+        }
+    }
+
+    /**
+     * Whether datagram {@code i} of the last {@link #receiveBatch} is a {@link #wakeReceive} (an empty datagram
+     * from this link's own socket), not a packet.
+     */
+    public boolean isWakeUp(int i) {
+        return nat != null && nat.isWakeUp(nat.batchLength(i), nat.batchSenderIp(i), nat.batchSenderPort(i));
+    }
+
     /** The length of datagram {@code i} of the last {@link #receiveBatch}. */
     public int batchLength(int i) {
         return nat != null ? nat.batchLength(i) : batchLength[i];

@@ -1,6 +1,7 @@
 package io.jrdma.soft.link;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -117,6 +118,99 @@ class NativeLinkTest {
                 assertEquals(sourcePort, cc.lastSenderPort());
             }
         }
+    }
+
+    @Test
+    void shouldWaitInAReceiveUntilADatagramComesAndNoLongerThanTwoTicksWhenNoneDoes() throws Exception {
+        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+        try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
+             UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT)) {
+            long tick = b.receiveWaitNs();
+            assertTrue(tick >= TimeUnit.MICROSECONDS.toNanos(100) && tick <= TimeUnit.MILLISECONDS.toNanos(100),
+                    "one kernel clock tick: " + tick + " ns");
+            ByteBuffer[] bufs = batchBuffers();
+            // nothing comes: each call sleeps until a tick boundary (the first may find one close), none longer
+            int calls = 5;
+            long start = System.nanoTime();
+            for (int i = 0; i < calls; i++) {
+                long t = System.nanoTime();
+                assertEquals(0, b.receiveBatchWaiting(bufs));
+                long took = System.nanoTime() - t;
+                assertTrue(took < 2 * tick + TimeUnit.MILLISECONDS.toNanos(50), "call " + i + " slept " + took);
+            }
+            long slept = System.nanoTime() - start;
+            assertTrue(slept >= (calls - 2) * tick / 2, calls + " empty waits took only " + slept + " ns");
+
+            // a datagram sent while a call sleeps ends it: few calls, not a spin
+            Thread sender = Thread.ofPlatform().start(() -> {
+                try {
+                    Thread.sleep(30);
+                    a.send(a.port(), packet(33, 7), new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            int got = 0;
+            int waits = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (got == 0 && System.nanoTime() < deadline) {
+                got = b.receiveBatchWaiting(bufs);
+                waits++;
+            }
+            sender.join();
+            assertEquals(1, got);
+            assertEquals(33, b.batchLength(0));
+            assertEquals(7, bufs[0].get(32));
+            assertFalse(b.isWakeUp(0), "a packet is not a wake-up");
+            assertTrue(waits < 100, waits + " calls in 30 ms: they did not sleep");
+        }
+    }
+
+    @Test
+    void shouldEndAWaitWithAnEmptyDatagramFromItselfThatIsNoPacket() throws Exception {
+        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+        try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
+             UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT)) {
+            ByteBuffer[] bufs = batchBuffers();
+            b.wakeReceive(); // before the wait: the wait returns at once
+            assertEquals(1, b.receiveBatchWaiting(bufs));
+            assertEquals(0, b.batchLength(0));
+            assertTrue(b.isWakeUp(0));
+            assertEquals(0, b.receiveBatch(bufs), "one datagram per wake-up");
+
+            // an empty datagram from anyone else is not a wake-up (the engine counts it as a dropped packet)
+            assertTrue(a.send(a.port(), ByteBuffer.allocateDirect(0), new java.net.InetSocketAddress(B,
+                    UdpLink.ROCE_PORT)));
+            assertEquals(1, b.receiveBatchWaiting(bufs));
+            assertEquals(0, b.batchLength(0));
+            assertFalse(b.isWakeUp(0));
+
+            // a wake-up from another thread while the receive sleeps
+            Thread waker = Thread.ofPlatform().start(() -> {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                b.wakeReceive();
+            });
+            int got = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (got == 0 && System.nanoTime() < deadline) {
+                got = b.receiveBatchWaiting(bufs);
+            }
+            waker.join();
+            assertEquals(1, got);
+            assertTrue(b.isWakeUp(0));
+        }
+    }
+
+    private static ByteBuffer[] batchBuffers() {
+        ByteBuffer[] bufs = new ByteBuffer[UdpLink.RX_BATCH];
+        for (int i = 0; i < bufs.length; i++) {
+            bufs[i] = ByteBuffer.allocateDirect(65536);
+        }
+        return bufs;
     }
 
     /** A link that uses NIO channels even where native sockets work. */
