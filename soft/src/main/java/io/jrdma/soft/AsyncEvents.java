@@ -3,7 +3,6 @@ package io.jrdma.soft;
 import io.jrdma.verbs.AsyncEvent;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
