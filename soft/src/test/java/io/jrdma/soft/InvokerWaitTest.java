@@ -65,32 +65,16 @@ class InvokerWaitTest {
                     a.qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                             .sg(new Sge(a.addr(0), 8, a.mr.lkey())));
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    while (true) { // drives b only: a's engine is the waiter's
-                        b.ctx.progress();
-                        if (b.cq.poll(wcs) == 1) {
-                            assertEquals(WcStatus.SUCCESS, wcs[0].status());
-                            assertEquals(i, wcs[0].wrId());
-                            took[i] = System.nanoTime() - t0;
-                            break;
-                        }
-                        if (System.nanoTime() > deadline) {
-                            fail("SEND " + i + " never arrived\n" + a.ctx.engine.counters);
-                        }
-                    }
+                    WorkCompletion got = next(b, b.cq, wcs, deadline, "SEND " + i + " never arrived", a);
+                    took[i] = System.nanoTime() - t0;
+                    assertEquals(WcStatus.SUCCESS, got.status());
+                    assertEquals(i, got.wrId());
                     // and its ACK is in: nothing is on its way to a when the next SEND is posted, so only a
                     // wake-up can end the waiter's sleep (this thread's polls may run a's engine in between)
-                    while (true) {
-                        b.ctx.progress();
-                        if (a.cq.poll(wcs) == 1) {
-                            assertEquals(WcOpcode.SEND, wcs[0].opcode());
-                            assertEquals(WcStatus.SUCCESS, wcs[0].status());
-                            assertEquals(i, wcs[0].wrId());
-                            break;
-                        }
-                        if (System.nanoTime() > deadline) {
-                            fail("SEND " + i + " never completed\n" + a.ctx.engine.counters);
-                        }
-                    }
+                    WorkCompletion sent = next(b, a.cq, wcs, deadline, "SEND " + i + " never completed", a);
+                    assertEquals(WcOpcode.SEND, sent.opcode());
+                    assertEquals(WcStatus.SUCCESS, sent.status());
+                    assertEquals(i, sent.wrId());
                 }
             } finally {
                 stop.set(true);
@@ -109,6 +93,23 @@ class InvokerWaitTest {
                     + " ns (median; a tick is " + tick + " ns)");
             quiet.close();
             ch.close();
+        }
+    }
+
+    /**
+     * Polls {@code cq} until it gives a completion, driving only {@code driven}'s engine (the waiter runs the
+     * other), and fails with {@code a}'s counters after {@code deadline}.
+     */
+    private static WorkCompletion next(Peer driven, CompletionQueue cq, WorkCompletion[] wcs, long deadline,
+                                       String what, Peer a) {
+        while (true) {
+            driven.ctx.progress();
+            if (cq.poll(wcs) == 1) {
+                return wcs[0];
+            }
+            if (System.nanoTime() > deadline) {
+                fail(what + "\n" + a.ctx.engine.counters);
+            }
         }
     }
 }

@@ -382,9 +382,9 @@ final class NativeDatagrams {
         }
     }
 
-    /** Whether a received datagram is a {@link #wakeReceive}: empty, and from this socket's own address. */
-    boolean isWakeUp(int length, int senderIp, int senderPort) {
-        return length == 0 && senderPort == port && senderIp == localIp;
+    /** Whether datagram {@code i} of the last batch is a {@link #wakeReceive}: empty, from this socket's address. */
+    boolean isWakeUp(int i) {
+        return batchLength[i] == 0 && batchPort[i] == port && batchIp[i] == localIp;
     }
 
     /** Ends an {@link #await} in progress (any thread). */

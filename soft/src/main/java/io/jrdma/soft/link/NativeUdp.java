@@ -139,9 +139,10 @@ final class NativeUdp {
                 sendmsg = handle(linker, libc, "sendmsg", FunctionDescriptor.of(LONG, INT, a, INT), errnoOption,
                         quick);
                 recvmsg = handle(linker, libc, "recvmsg", FunctionDescriptor.of(LONG, INT, a, INT), quick);
-                recvmmsg = handle(linker, libc, "recvmmsg", FunctionDescriptor.of(INT, INT, a, INT, INT, a), quick);
+                FunctionDescriptor recvmmsgArgs = FunctionDescriptor.of(INT, INT, a, INT, INT, a);
+                recvmmsg = handle(linker, libc, "recvmmsg", recvmmsgArgs, quick);
                 // a receive that may sleep must leave the Java thread state (a safepoint must not wait for it)
-                recvmmsgWait = handle(linker, libc, "recvmmsg", FunctionDescriptor.of(INT, INT, a, INT, INT, a));
+                recvmmsgWait = handle(linker, libc, "recvmmsg", recvmmsgArgs);
                 poll = handle(linker, libc, "poll", FunctionDescriptor.of(INT, a, LONG, INT));
                 eventfd = handle(linker, libc, "eventfd", FunctionDescriptor.of(INT, INT, INT));
                 read = handle(linker, libc, "read", FunctionDescriptor.of(LONG, INT, a, LONG));

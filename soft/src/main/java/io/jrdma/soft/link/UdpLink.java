@@ -339,7 +339,7 @@ public class UdpLink implements AutoCloseable {
      * from this link's own socket), not a packet.
      */
     public boolean isWakeUp(int i) {
-        return nat != null && nat.isWakeUp(nat.batchLength(i), nat.batchSenderIp(i), nat.batchSenderPort(i));
+        return nat != null && nat.isWakeUp(i);
     }
 
     /** The length of datagram {@code i} of the last {@link #receiveBatch}. */
