@@ -93,6 +93,7 @@ final class SoftCq implements CompletionQueue {
             wc.immData(0).invalidatedRkey(imm); // imm_data and invalidated_rkey share a union in ibv_wc
         }
         tail = t + 1;
+        context.engine.completionsPushed++;
         int a = armed.get();
         if (a == ARMED_ANY || (a == ARMED_SOLICITED && (solicited || status != WcStatus.SUCCESS))) {
             if (armed.compareAndSet(a, DISARMED)) {

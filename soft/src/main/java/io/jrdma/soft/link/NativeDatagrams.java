@@ -73,6 +73,8 @@ final class NativeDatagrams {
     private final MemorySegment rxIovs;
     private final MemorySegment rxControls;
     private ByteBuffer[] rxBatchBuffers;
+    /** Headers the last batch receive filled: the next resets only these (the rest are as the constructor set). */
+    private int rxFilled;
     private final int[] batchLength = new int[RX_BATCH];
     private final int[] batchIp = new int[RX_BATCH];
     private final int[] batchPort = new int[RX_BATCH];
@@ -82,14 +84,12 @@ final class NativeDatagrams {
     private final MemorySegment txName;
     private final MemorySegment txIov;
     private final MemorySegment txControl;
-    private final MemorySegment txState;
     private final long[] oneAddress = new long[1];
     private final int[] oneLength = new int[1];
     private ByteBuffer txBuffer;
     private long txAddress;
 
     private final MemorySegment wakeMsg;   // an empty datagram to the receive socket itself
-    private final MemorySegment wakeState;
     private final Object wakeLock = new Object();
     private final int eventFd;
     private final MemorySegment pollFds;
@@ -127,13 +127,14 @@ final class NativeDatagrams {
             rxVec.set(LONG, m + MSG_IOV, rxIovs.address() + (long) i * IOVEC);
             rxVec.set(LONG, m + MSG_IOVLEN, 1L);
             rxVec.set(LONG, m + MSG_CONTROL, rxControls.address() + (long) i * CONTROL_BYTES);
+            rxVec.set(INT, m + MSG_NAMELEN, SOCKADDR_IN);
+            rxVec.set(LONG, m + MSG_CONTROLLEN, CONTROL_BYTES);
         }
 
         txMsg = arena.allocate(MSGHDR, 8);
         txName = arena.allocate(SOCKADDR_IN, 8);
         txIov = arena.allocate((long) IOVEC * MAX_IOV, 8);
         txControl = arena.allocate(CMSG_HEADER + 8, 8);
-        txState = arena.allocate(NativeUdp.callStateBytes(), 8);
         txMsg.set(LONG, MSG_NAME, txName.address());
         txMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
         txMsg.set(LONG, MSG_IOV, txIov.address());
@@ -147,7 +148,6 @@ final class NativeDatagrams {
         NativeUdp.sockaddr(wakeName, localIp, this.port);
         wakeMsg.set(LONG, MSG_NAME, wakeName.address());
         wakeMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
-        wakeState = arena.allocate(NativeUdp.callStateBytes(), 8);
 
         pollFds = arena.allocate(2L * NativeUdp.POLLFD, 8);
         pollFds.set(INT, 0, mainFd);
@@ -205,15 +205,16 @@ final class NativeDatagrams {
     }
 
     /**
-     * Receives up to {@code bufs.length} (at most {@link #RX_BATCH}) datagrams in one system call, datagram
-     * {@code i} into {@code bufs[i]} from its start (the buffers' positions and limits are not used or changed; a
-     * caller passes the same array of the same buffers every time). Fewer than asked means the socket was drained.
+     * Receives up to {@code max} (at most {@code bufs.length} and {@link #RX_BATCH}) datagrams in one system call,
+     * datagram {@code i} into {@code bufs[i]} from its start (the buffers' positions and limits are not used or
+     * changed; a caller passes the same array of the same buffers every time). Fewer than asked means the socket was
+     * drained. Asking for one saves the kernel's attempt at a second datagram, which fails when the first came alone.
      *
      * @return the number received (0 when none was waiting); their lengths, senders and GRO segment sizes are
      *         {@link #batchLength}, {@link #batchSenderIp}, {@link #batchSenderPort} and {@link #batchSegmentSize}
      */
-    int receiveBatch(ByteBuffer[] bufs) {
-        return receiveBatch(bufs, false);
+    int receiveBatch(ByteBuffer[] bufs, int max) {
+        return receiveBatch(bufs, max, false);
     }
 
     /**
@@ -229,26 +230,29 @@ final class NativeDatagrams {
      * timeout (only a datagram ends it early, such as {@link #wakeReceive}'s; not {@link #wakeup}): the wait and the
      * receive that a wake-up from {@link #await} needs, in one call. Returns 0 when none came.
      */
-    int receiveBatchWaiting(ByteBuffer[] bufs) {
-        return receiveBatch(bufs, receiveWaitNs > 0);
+    int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
+        return receiveBatch(bufs, max, receiveWaitNs > 0);
     }
 
-    private int receiveBatch(ByteBuffer[] bufs, boolean wait) {
-        int count = Math.min(bufs.length, RX_BATCH);
+    private int receiveBatch(ByteBuffer[] bufs, int max, boolean wait) {
         if (bufs != rxBatchBuffers) {
-            for (int i = 0; i < count; i++) {
+            for (int i = 0; i < Math.min(bufs.length, RX_BATCH); i++) {
                 rxIovs.set(LONG, (long) i * IOVEC, MemorySegment.ofBuffer(bufs[i].duplicate().clear()).address());
                 rxIovs.set(LONG, (long) i * IOVEC + 8, bufs[i].capacity());
             }
             rxBatchBuffers = bufs;
         }
-        for (int i = 0; i < count; i++) {
+        int count = Math.max(1, Math.min(max, Math.min(bufs.length, RX_BATCH)));
+        // the kernel writes back the name and control lengths and the flags of the headers it filled, only those
+        for (int i = 0; i < rxFilled; i++) {
             long m = (long) i * MMSGHDR;
             rxVec.set(INT, m + MSG_NAMELEN, SOCKADDR_IN);
             rxVec.set(LONG, m + MSG_CONTROLLEN, CONTROL_BYTES);
             rxVec.set(INT, m + MSG_FLAGS, 0);
         }
         int n = wait ? NativeUdp.recvmmsgWait(mainFd, rxVec, count) : NativeUdp.recvmmsg(mainFd, rxVec, count);
+        n = Math.max(n, 0);
+        rxFilled = n;
         for (int i = 0; i < n; i++) {
             long m = (long) i * MMSGHDR;
             long name = (long) i * SOCKADDR_IN;
@@ -257,7 +261,7 @@ final class NativeDatagrams {
             batchPort[i] = Short.toUnsignedInt(rxNames.get(NET_SHORT, name + 2));
             batchSegment[i] = groSegment(rxControls, (long) i * CONTROL_BYTES, rxVec.get(LONG, m + MSG_CONTROLLEN));
         }
-        return Math.max(n, 0);
+        return n;
     }
 
     int batchLength(int i) {
@@ -354,12 +358,7 @@ final class NativeDatagrams {
         } else {
             txMsg.set(LONG, MSG_CONTROLLEN, 0L);
         }
-        return NativeUdp.sendmsg(txState, fd, txMsg) >= 0;
-    }
-
-    /** The errno of the last failed send. */
-    int lastSendErrno() {
-        return NativeUdp.errno(txState);
+        return NativeUdp.sendmsg(fd, txMsg) >= 0;
     }
 
     /** Waits until the receive socket is readable, {@link #wakeup} is called, or the timeout passes. */
@@ -377,7 +376,7 @@ final class NativeDatagrams {
     void wakeReceive() {
         synchronized (wakeLock) {
             if (!closed) {
-                NativeUdp.sendmsg(wakeState, mainFd, wakeMsg);
+                NativeUdp.sendmsg(mainFd, wakeMsg);
             }
         }
     }

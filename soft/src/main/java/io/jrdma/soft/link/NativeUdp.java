@@ -136,8 +136,9 @@ final class NativeUdp {
                 getsockopt = handle(linker, libc, "getsockopt", FunctionDescriptor.of(INT, INT, INT, INT, a, a));
                 // calls on non-blocking sockets return at once: they need no thread-state transition (critical)
                 Linker.Option quick = Linker.Option.critical(false);
-                sendmsg = handle(linker, libc, "sendmsg", FunctionDescriptor.of(LONG, INT, a, INT), errnoOption,
-                        quick);
+                // no errno capture: a failed send is only counted, and the capture cost a segment per call
+                // wherever the JIT did not inline the call
+                sendmsg = handle(linker, libc, "sendmsg", FunctionDescriptor.of(LONG, INT, a, INT), quick);
                 recvmsg = handle(linker, libc, "recvmsg", FunctionDescriptor.of(LONG, INT, a, INT), quick);
                 FunctionDescriptor recvmmsgArgs = FunctionDescriptor.of(INT, INT, a, INT, INT, a);
                 recvmmsg = handle(linker, libc, "recvmmsg", recvmmsgArgs, quick);
@@ -179,11 +180,6 @@ final class NativeUdp {
                                        Linker.Option... options) {
         MemorySegment symbol = libc.find(name).orElseThrow(() -> new UnsatisfiedLinkError("no libc symbol " + name));
         return linker.downcallHandle(symbol, fd, options);
-    }
-
-    /** The size of the errno capture buffer that {@link #sendmsg} and the setup calls take. */
-    static long callStateBytes() {
-        return CALL_STATE_BYTES;
     }
 
     /** The errno a capturing call left in {@code state}. */
@@ -313,10 +309,10 @@ final class NativeUdp {
         at.set(LONG, 8, 0L);
     }
 
-    /** sendmsg(2); returns the bytes sent or -1 (errno in {@code state}). */
-    static long sendmsg(MemorySegment state, int fd, MemorySegment msghdr) {
+    /** sendmsg(2), not waiting; returns the bytes sent or -1. */
+    static long sendmsg(int fd, MemorySegment msghdr) {
         try {
-            return (long) SENDMSG.invokeExact(state, fd, msghdr, MSG_DONTWAIT);
+            return (long) SENDMSG.invokeExact(fd, msghdr, MSG_DONTWAIT);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

@@ -286,10 +286,18 @@ public class UdpLink implements AutoCloseable {
      *         {@link #batchSenderPort} and {@link #batchSegmentSize}
      */
     public int receiveBatch(ByteBuffer[] bufs) {
+        return receiveBatch(bufs, bufs.length);
+    }
+
+    /**
+     * {@link #receiveBatch} of at most {@code max} datagrams (at least one is asked for). Asking for one when a
+     * datagram most likely comes alone spares the receive the attempt at a second one, which then fails.
+     */
+    public int receiveBatch(ByteBuffer[] bufs, int max) {
         if (nat != null) {
-            return nat.receiveBatch(bufs);
+            return nat.receiveBatch(bufs, max);
         }
-        int count = Math.min(bufs.length, RX_BATCH);
+        int count = Math.max(1, Math.min(max, Math.min(bufs.length, RX_BATCH)));
         for (int i = 0; i < count; i++) {
             ByteBuffer b = bufs[i];
             int position = b.position();
@@ -324,7 +332,12 @@ public class UdpLink implements AutoCloseable {
      * @return how many arrived (0 when none came in time)
      */
     public int receiveBatchWaiting(ByteBuffer[] bufs) {
-        return nat != null ? nat.receiveBatchWaiting(bufs) : receiveBatch(bufs);
+        return receiveBatchWaiting(bufs, bufs.length);
+    }
+
+    /** {@link #receiveBatchWaiting} of at most {@code max} datagrams (see {@link #receiveBatch(ByteBuffer[], int)}). */
+    public int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
+        return nat != null ? nat.receiveBatchWaiting(bufs, max) : receiveBatch(bufs, max);
     }
 
     /** Ends a {@link #receiveBatchWaiting} in progress on another thread, or the next one to start. */

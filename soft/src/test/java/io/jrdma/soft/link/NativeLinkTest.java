@@ -100,6 +100,63 @@ class NativeLinkTest {
     }
 
     @Test
+    void shouldTakeNoMoreThanAskedAndKeepTheSegmentSizeOfARunAfterASinglePacket() throws Exception {
+        for (boolean nio : new boolean[] {false, true}) {
+            assumeTrue(nio || UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+            try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
+                 UdpLink b = nio ? new NioLink(InetAddress.getByName(B)) : new UdpLink(InetAddress.getByName(B),
+                         UdpLink.ROCE_PORT)) {
+                java.net.InetSocketAddress to = new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT);
+                ByteBuffer[] bufs = new ByteBuffer[UdpLink.RX_BATCH];
+                for (int i = 0; i < bufs.length; i++) {
+                    bufs[i] = ByteBuffer.allocateDirect(65536);
+                }
+                // a single packet, then a run: the run lands in the header the single packet's receive filled (its
+                // control length then said "no control message"), and must still report its segment size
+                assertTrue(a.send(a.port(), packet(40, 7), to));
+                assertEquals(1, awaitBatch(b, bufs, 1), "nio=" + nio);
+                assertEquals(0, b.batchSegmentSize(0));
+                ByteBuffer[] run = {packet(100, 1), packet(100, 2), packet(60, 3)};
+                long[] addresses = new long[3];
+                int[] lengths = new int[3];
+                for (int i = 0; i < 3; i++) {
+                    addresses[i] = MemorySegment.ofBuffer(run[i]).address();
+                    lengths[i] = run[i].remaining();
+                }
+                int dest = UdpLink.ipv4(InetAddress.getByName(B));
+                for (int k = 0; k < 2; k++) {
+                    assertTrue(a.sendSegments(a.port(), dest, UdpLink.ROCE_PORT, addresses, lengths, 3, 100));
+                }
+                assertTrue(a.send(a.port(), packet(30, 8), to));
+                // three datagrams wait (two runs, then a packet; NIO sees each run's packets one by one): one
+                // asked for, one taken
+                assertEquals(1, awaitBatch(b, bufs, 1), "nio=" + nio + ": no more than asked for");
+                assertEquals(nio ? 100 : 260, b.batchLength(0));
+                assertEquals(nio ? 0 : 100, b.batchSegmentSize(0), "nio=" + nio + ": the run's segment size");
+                int rest = b.receiveBatch(bufs);
+                assertEquals(nio ? 6 : 2, rest, "nio=" + nio + ": the rest in one batch");
+                assertEquals(nio ? 0 : 100, b.batchSegmentSize(0));
+                assertEquals(30, b.batchLength(rest - 1));
+                assertEquals(8, bufs[rest - 1].get(29));
+                assertEquals(0, b.receiveBatch(bufs, 1), "nothing left");
+            }
+        }
+    }
+
+    /** Receives a batch of at most {@code max}, waiting up to 5 s for the first datagram. */
+    private static int awaitBatch(UdpLink b, ByteBuffer[] bufs, int max) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            int got = b.receiveBatch(bufs, max);
+            if (got > 0) {
+                return got;
+            }
+            b.await(10);
+        }
+        return 0;
+    }
+
+    @Test
     void shouldReachEveryDestinationFromOneSourcePort() throws Exception {
         assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
         String c = "127.0.58.3";
