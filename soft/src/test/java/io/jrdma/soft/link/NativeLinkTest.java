@@ -65,17 +65,13 @@ class NativeLinkTest {
         for (boolean nio : new boolean[] {false, true}) {
             assumeTrue(nio || UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
             try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-                 UdpLink b = nio ? new NioLink(InetAddress.getByName(B)) : new UdpLink(InetAddress.getByName(B),
-                         UdpLink.ROCE_PORT)) {
+                 UdpLink b = receiver(nio)) {
                 assertEquals(!nio, b.isNative());
                 java.net.InetSocketAddress to = new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT);
                 for (int i = 0; i < 3; i++) {
                     assertTrue(a.send(a.port(), packet(30 + i, 10 + i), to));
                 }
-                ByteBuffer[] bufs = new ByteBuffer[UdpLink.RX_BATCH];
-                for (int i = 0; i < bufs.length; i++) {
-                    bufs[i] = ByteBuffer.allocateDirect(65536);
-                }
+                ByteBuffer[] bufs = batchBuffers();
                 int got = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
                 while (got < 3 && System.nanoTime() < deadline) { // loopback delivers at once; wait in case not
@@ -104,13 +100,9 @@ class NativeLinkTest {
         for (boolean nio : new boolean[] {false, true}) {
             assumeTrue(nio || UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
             try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-                 UdpLink b = nio ? new NioLink(InetAddress.getByName(B)) : new UdpLink(InetAddress.getByName(B),
-                         UdpLink.ROCE_PORT)) {
+                 UdpLink b = receiver(nio)) {
                 java.net.InetSocketAddress to = new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT);
-                ByteBuffer[] bufs = new ByteBuffer[UdpLink.RX_BATCH];
-                for (int i = 0; i < bufs.length; i++) {
-                    bufs[i] = ByteBuffer.allocateDirect(65536);
-                }
+                ByteBuffer[] bufs = batchBuffers();
                 // a single packet, then a run: the run lands in the header the single packet's receive filled (its
                 // control length then said "no control message"), and must still report its segment size
                 assertTrue(a.send(a.port(), packet(40, 7), to));
@@ -260,6 +252,11 @@ class NativeLinkTest {
             assertEquals(1, got);
             assertTrue(b.isWakeUp(0));
         }
+    }
+
+    /** B's link: NIO channels, or native sockets. */
+    private static UdpLink receiver(boolean nio) throws java.io.IOException {
+        return nio ? new NioLink(InetAddress.getByName(B)) : new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT);
     }
 
     private static ByteBuffer[] batchBuffers() {
