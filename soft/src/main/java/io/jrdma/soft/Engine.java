@@ -456,7 +456,8 @@ final class Engine implements AutoCloseable {
     private int receive(long now, boolean wait) {
         int n = 0;
         while (n < RX_BATCH) {
-            int ask = threading == Threading.INVOKER && (wait || rxWasEmpty) ? 1 : rxBuffers.length;
+            boolean single = invoker() && (wait || rxWasEmpty);
+            int ask = single ? 1 : rxBuffers.length;
             int got = wait && n == 0 ? link.receiveBatchWaiting(rxBuffers, ask) : link.receiveBatch(rxBuffers, ask);
             rxWasEmpty = got == 0;
             long pushed = completionsPushed;
@@ -481,7 +482,7 @@ final class Engine implements AutoCloseable {
                 }
             }
             n += got;
-            if (got < ask || (got < rxBuffers.length && completionsPushed != pushed)) {
+            if (got < ask || (single && completionsPushed != pushed)) {
                 break; // drained, or a single datagram completed a work request (see rxWasEmpty)
             }
         }

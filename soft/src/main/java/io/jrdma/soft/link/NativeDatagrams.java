@@ -242,7 +242,7 @@ final class NativeDatagrams {
             }
             rxBatchBuffers = bufs;
         }
-        int count = Math.max(1, Math.min(max, Math.min(bufs.length, RX_BATCH)));
+        int count = UdpLink.batchCount(bufs, max);
         // the kernel writes back the name and control lengths and the flags of the headers it filled, only those
         for (int i = 0; i < rxFilled; i++) {
             long m = (long) i * MMSGHDR;

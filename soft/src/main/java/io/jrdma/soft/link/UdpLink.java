@@ -277,27 +277,21 @@ public class UdpLink implements AutoCloseable {
     }
 
     /**
-     * Receives up to {@code bufs.length} (at most {@link #RX_BATCH}) datagrams, datagram {@code i} into
-     * {@code bufs[i]} from its start; the buffers' positions and limits are left as they were. The native link takes
-     * them in one system call ({@code recvmmsg}); a caller passes the same array of the same direct buffers each
-     * time. Fewer than asked means the socket was drained: no empty receive is needed to find that out.
+     * Receives up to {@code max} datagrams (at least one, at most {@code bufs.length} and {@link #RX_BATCH}),
+     * datagram {@code i} into {@code bufs[i]} from its start; the buffers' positions and limits are left as they
+     * were. The native link takes them in one system call ({@code recvmmsg}); a caller passes the same array of the
+     * same direct buffers each time. Fewer than asked means the socket was drained: no empty receive is needed to
+     * find that out. Asking for one when a datagram most likely comes alone spares the receive the attempt at a
+     * second one, which then fails.
      *
      * @return how many arrived (0 when none was waiting); see {@link #batchLength}, {@link #batchSenderIp},
      *         {@link #batchSenderPort} and {@link #batchSegmentSize}
-     */
-    public int receiveBatch(ByteBuffer[] bufs) {
-        return receiveBatch(bufs, bufs.length);
-    }
-
-    /**
-     * {@link #receiveBatch} of at most {@code max} datagrams (at least one is asked for). Asking for one when a
-     * datagram most likely comes alone spares the receive the attempt at a second one, which then fails.
      */
     public int receiveBatch(ByteBuffer[] bufs, int max) {
         if (nat != null) {
             return nat.receiveBatch(bufs, max);
         }
-        int count = Math.max(1, Math.min(max, Math.min(bufs.length, RX_BATCH)));
+        int count = batchCount(bufs, max);
         for (int i = 0; i < count; i++) {
             ByteBuffer b = bufs[i];
             int position = b.position();
@@ -331,13 +325,13 @@ public class UdpLink implements AutoCloseable {
      *
      * @return how many arrived (0 when none came in time)
      */
-    public int receiveBatchWaiting(ByteBuffer[] bufs) {
-        return receiveBatchWaiting(bufs, bufs.length);
-    }
-
-    /** {@link #receiveBatchWaiting} of at most {@code max} datagrams (see {@link #receiveBatch(ByteBuffer[], int)}). */
     public int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
         return nat != null ? nat.receiveBatchWaiting(bufs, max) : receiveBatch(bufs, max);
+    }
+
+    /** How many datagrams a batch receive of at most {@code max} into {@code bufs} asks for. */
+    static int batchCount(ByteBuffer[] bufs, int max) {
+        return Math.max(1, Math.min(max, Math.min(bufs.length, RX_BATCH)));
     }
 
     /** Ends a {@link #receiveBatchWaiting} in progress on another thread, or the next one to start. */

@@ -75,7 +75,7 @@ class NativeLinkTest {
                 int got = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
                 while (got < 3 && System.nanoTime() < deadline) { // loopback delivers at once; wait in case not
-                    got = b.receiveBatch(bufs);
+                    got = b.receiveBatch(bufs, bufs.length);
                     if (got < 3 && got > 0) {
                         throw new AssertionError("nio=" + nio + ": " + got + " of 3 datagrams in the batch");
                     }
@@ -90,7 +90,7 @@ class NativeLinkTest {
                     assertEquals(0, b.batchSegmentSize(i));
                     assertEquals(0, bufs[i].position(), "positions are left alone");
                 }
-                assertEquals(0, b.receiveBatch(bufs), "nothing left");
+                assertEquals(0, b.receiveBatch(bufs, bufs.length), "nothing left");
             }
         }
     }
@@ -125,7 +125,7 @@ class NativeLinkTest {
                 assertEquals(1, awaitBatch(b, bufs, 1), "nio=" + nio + ": no more than asked for");
                 assertEquals(nio ? 100 : 260, b.batchLength(0));
                 assertEquals(nio ? 0 : 100, b.batchSegmentSize(0), "nio=" + nio + ": the run's segment size");
-                int rest = b.receiveBatch(bufs);
+                int rest = b.receiveBatch(bufs, bufs.length);
                 assertEquals(nio ? 6 : 2, rest, "nio=" + nio + ": the rest in one batch");
                 assertEquals(nio ? 0 : 100, b.batchSegmentSize(0));
                 assertEquals(30, b.batchLength(rest - 1));
@@ -183,7 +183,7 @@ class NativeLinkTest {
             long start = System.nanoTime();
             for (int i = 0; i < calls; i++) {
                 long t = System.nanoTime();
-                assertEquals(0, b.receiveBatchWaiting(bufs));
+                assertEquals(0, b.receiveBatchWaiting(bufs, bufs.length));
                 long took = System.nanoTime() - t;
                 assertTrue(took < 2 * tick + TimeUnit.MILLISECONDS.toNanos(50), "call " + i + " slept " + took);
             }
@@ -203,7 +203,7 @@ class NativeLinkTest {
             int waits = 0;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (got == 0 && System.nanoTime() < deadline) {
-                got = b.receiveBatchWaiting(bufs);
+                got = b.receiveBatchWaiting(bufs, bufs.length);
                 waits++;
             }
             sender.join();
@@ -222,15 +222,15 @@ class NativeLinkTest {
              UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT)) {
             ByteBuffer[] bufs = batchBuffers();
             b.wakeReceive(); // before the wait: the wait returns at once
-            assertEquals(1, b.receiveBatchWaiting(bufs));
+            assertEquals(1, b.receiveBatchWaiting(bufs, bufs.length));
             assertEquals(0, b.batchLength(0));
             assertTrue(b.isWakeUp(0));
-            assertEquals(0, b.receiveBatch(bufs), "one datagram per wake-up");
+            assertEquals(0, b.receiveBatch(bufs, bufs.length), "one datagram per wake-up");
 
             // an empty datagram from anyone else is not a wake-up (the engine counts it as a dropped packet)
             assertTrue(a.send(a.port(), ByteBuffer.allocateDirect(0), new java.net.InetSocketAddress(B,
                     UdpLink.ROCE_PORT)));
-            assertEquals(1, b.receiveBatchWaiting(bufs));
+            assertEquals(1, b.receiveBatchWaiting(bufs, bufs.length));
             assertEquals(0, b.batchLength(0));
             assertFalse(b.isWakeUp(0));
 
@@ -246,7 +246,7 @@ class NativeLinkTest {
             int got = 0;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (got == 0 && System.nanoTime() < deadline) {
-                got = b.receiveBatchWaiting(bufs);
+                got = b.receiveBatchWaiting(bufs, bufs.length);
             }
             waker.join();
             assertEquals(1, got);
