@@ -19,13 +19,14 @@ import java.nio.channels.DatagramChannel;
  * {@code -XX:+PreserveFramePointer}.
  *
  * <p>The third argument picks what runs: {@code both} (the default), {@code jrdma} (only the jrdma ping-pong, for a
- * profile without the UDP half in it), or {@code empty} (what one poll costs when nothing has arrived: a jrdma CQ
- * poll, which runs an engine pass with an empty receive, against an empty non-blocking UDP read; the first
- * argument is then the number of polls).
+ * profile without the UDP half in it), {@code udp} (only the NIO UDP ping-pong: the Java baseline that
+ * {@code bench/probes/floor.sh} sets the kernel's floor against), or {@code empty} (what one poll costs when nothing
+ * has arrived: a jrdma CQ poll, which runs an engine pass with an empty receive, against an empty non-blocking UDP
+ * read; the first argument is then the number of polls).
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar io.jrdma.bench.PingPongCost \
- *     [round trips] [rounds] [both|jrdma|empty]
+ *     [round trips] [rounds] [both|jrdma|udp|empty]
  * </pre>
  */
 public final class PingPongCost {
@@ -51,8 +52,13 @@ public final class PingPongCost {
                     System.out.printf("round %d: jrdma %.0f ns per round trip%n", r + 1, jrdma(trips));
                 }
             }
+            case "udp" -> {
+                for (int r = 0; r < rounds; r++) {
+                    System.out.printf("round %d: NIO UDP %.0f ns per round trip%n", r + 1, udp(trips));
+                }
+            }
             case "empty" -> emptyPolls(trips, rounds);
-            default -> throw new IllegalArgumentException("mode must be both, jrdma or empty, not " + mode);
+            default -> throw new IllegalArgumentException("mode must be both, jrdma, udp or empty, not " + mode);
         }
     }
 
