@@ -2,9 +2,11 @@
 # The kernel's floor under a RoCEv2 ping-pong, against the whole Java NIO UDP ping-pong, in the same run.
 #
 # Alternates, ROUNDS times: the C probe (udp_pingpong_cost.c: the socket calls alone, no JVM) in three shapes, then
-# PingPongCost's NIO UDP and jrdma ping-pongs (one JVM each, the last of three rounds, so the JIT is warm). One thread
-# drives both ends everywhere, so each figure is the CPU cost of a round trip with no waiting in it. Prints ns per
-# round trip and each figure's ratio to the Java NIO UDP round trip of the same round, then the medians.
+# PingPongCost's NIO UDP and jrdma ping-pongs (one JVM each). Each figure is the fastest of its program's rounds
+# (three for the probe, five for a JVM, whose first rounds run while the JIT compiles): noise only adds time, and the
+# Java baseline is then at its best. One thread drives both ends everywhere, so each figure is the CPU cost of a round
+# trip with no waiting in it. Prints ns per round trip and each figure's ratio to the Java NIO UDP round trip of the
+# same round, then the medians. Fewer than 200,000 round trips leave the JVMs too little time to warm up.
 #
 #   ./mvnw -B -q -DskipTests install          # builds bench/target/benchmarks.jar
 #   bench/probes/floor.sh [ROUNDS] [ROUND_TRIPS]
@@ -32,11 +34,12 @@ probe=$(mktemp -d)/udp_pingpong_cost
 trap 'rm -rf "$(dirname "$probe")"' EXIT
 gcc -O2 -o "$probe" "$root/bench/probes/udp_pingpong_cost.c"
 
-# The last of the probe's three rounds (the first warms the caches up).
-c_probe() { "$probe" "$@" "$trips" | awk '/per round trip/ { v = $(NF - 7) } END { print v }'; }
+# The fastest of a program's rounds; $1 is the field (counted from the end of the line) that holds the figure.
+fastest() { awk -v k="$1" '/per round trip/ { v = $(NF - k); if (m == "" || v < m) m = v } END { print m }'; }
+c_probe() { "$probe" "$@" "$trips" | fastest 7; }
 java_cost() {
-    "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$jar" io.jrdma.bench.PingPongCost "$trips" 3 "$1" \
-        | awk '/per round trip/ { v = $(NF - 4) } END { print v }'
+    "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -cp "$jar" io.jrdma.bench.PingPongCost "$trips" 5 "$1" \
+        | fastest 4
 }
 
 names=("C: RoCE's calls today (unconnected sendmsg, GSO run of answer + ACK, recvmmsg of 1 with GRO)"
