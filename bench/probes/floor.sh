@@ -18,6 +18,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 rounds=${1:-5}
 trips=${2:-200000}
+if ! [[ "$rounds" =~ ^[1-9][0-9]*$ && "$trips" =~ ^[1-9][0-9]*$ ]] || (($# > 2)); then
+    echo "usage: floor.sh [ROUNDS] [ROUND_TRIPS]  (positive integers; default 5 200000)" >&2
+    exit 2
+fi
 
 if [[ "${FLOOR_IN_NAMESPACE:-}" != 1 ]] && command -v unshare >/dev/null && command -v ip >/dev/null \
         && unshare -n true 2>/dev/null; then
