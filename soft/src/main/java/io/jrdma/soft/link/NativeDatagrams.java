@@ -127,8 +127,7 @@ final class NativeDatagrams {
             rxVec.set(LONG, m + MSG_IOV, rxIovs.address() + (long) i * IOVEC);
             rxVec.set(LONG, m + MSG_IOVLEN, 1L);
             rxVec.set(LONG, m + MSG_CONTROL, rxControls.address() + (long) i * CONTROL_BYTES);
-            rxVec.set(INT, m + MSG_NAMELEN, SOCKADDR_IN);
-            rxVec.set(LONG, m + MSG_CONTROLLEN, CONTROL_BYTES);
+            resetReceiveHeader(rxVec, m);
         }
 
         txMsg = arena.allocate(MSGHDR, 8);
@@ -181,6 +180,16 @@ final class NativeDatagrams {
         }
     }
 
+    /**
+     * Gives the receive message header at {@code offset} of {@code msgs} back the name and control buffer lengths
+     * and the flags a receive call then overwrites with what it filled.
+     */
+    private static void resetReceiveHeader(MemorySegment msgs, long offset) {
+        msgs.set(INT, offset + MSG_NAMELEN, SOCKADDR_IN);
+        msgs.set(LONG, offset + MSG_CONTROLLEN, CONTROL_BYTES);
+        msgs.set(INT, offset + MSG_FLAGS, 0);
+    }
+
     /** Receives one datagram (possibly a GRO run of packets) into {@code buf} at its position; -1 when none. */
     int receive(ByteBuffer buf) {
         if (buf != rxBuffer) {
@@ -190,9 +199,7 @@ final class NativeDatagrams {
         int pos = buf.position();
         rxIov.set(LONG, 0, rxAddress + pos);
         rxIov.set(LONG, 8, buf.remaining());
-        rxMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
-        rxMsg.set(LONG, MSG_CONTROLLEN, CONTROL_BYTES);
-        rxMsg.set(INT, MSG_FLAGS, 0);
+        resetReceiveHeader(rxMsg, 0);
         long n = NativeUdp.recvmsg(mainFd, rxMsg);
         if (n < 0) {
             return -1;
@@ -245,10 +252,7 @@ final class NativeDatagrams {
         int count = UdpLink.batchCount(bufs, max);
         // the kernel writes back the name and control lengths and the flags of the headers it filled, only those
         for (int i = 0; i < rxFilled; i++) {
-            long m = (long) i * MMSGHDR;
-            rxVec.set(INT, m + MSG_NAMELEN, SOCKADDR_IN);
-            rxVec.set(LONG, m + MSG_CONTROLLEN, CONTROL_BYTES);
-            rxVec.set(INT, m + MSG_FLAGS, 0);
+            resetReceiveHeader(rxVec, (long) i * MMSGHDR);
         }
         int n = wait ? NativeUdp.recvmmsgWait(mainFd, rxVec, count) : NativeUdp.recvmmsg(mainFd, rxVec, count);
         n = Math.max(n, 0);
