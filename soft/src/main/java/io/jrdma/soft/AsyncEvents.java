@@ -15,12 +15,14 @@ final class AsyncEvents {
     static final int CAPACITY = 1024;
 
     private final Engine engine;
+    private final Counters counters;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition arrived = lock.newCondition();
     private final ArrayDeque<AsyncEvent> queue = new ArrayDeque<>(CAPACITY);
 
-    AsyncEvents(Engine engine) {
+    AsyncEvents(Engine engine, Counters counters) {
         this.engine = engine;
+        this.counters = counters;
     }
 
     /** Queues an event; called by the engine and the control path. */
@@ -28,11 +30,11 @@ final class AsyncEvents {
         lock.lock();
         try {
             if (queue.size() >= CAPACITY) {
-                engine.counters.increment(Counter.ASYNC_EVENTS_DROPPED);
+                counters.increment(Counter.ASYNC_EVENTS_DROPPED);
                 return;
             }
             queue.addLast(event);
-            engine.counters.increment(Counter.ASYNC_EVENTS);
+            counters.increment(Counter.ASYNC_EVENTS);
             arrived.signalAll();
         } finally {
             lock.unlock();

@@ -22,13 +22,13 @@ import java.lang.foreign.ValueLayout;
 final class Completer {
 
     private final SoftQp qp;
-    private final Engine engine;
+    private final Counters counters;
     /** The original value of an atomic in host order, staged for the scatter into the WR's local buffer. */
     private final MemorySegment atomicResult = MemorySegment.ofArray(new long[1]);
 
     Completer(SoftQp qp) {
         this.qp = qp;
-        this.engine = qp.engine;
+        this.counters = qp.context.counters;
     }
 
     /** A response packet (ACK or read response) for this QP, already checked for length, ICRC and source. */
@@ -37,7 +37,7 @@ final class Completer {
         int psn = Bth.psn(pkt, 0);
         // A response must be for a PSN this QP sent; one for a PSN already acknowledged is a harmless duplicate.
         if (Psn.diff(psn, req.psn) >= 0) {
-            engine.counters.increment(Counter.RCVD_DROPPED);
+            counters.increment(Counter.RCVD_DROPPED);
             return;
         }
         if (Psn.diff(psn, Psn.add(req.unackedPsn, -1)) < 0) {
@@ -57,15 +57,15 @@ final class Completer {
         } else if (Psn.diff(psn, req.unackedPsn) < 0) {
             // a NAK names the PSN the responder expects; one before a PSN already acknowledged is stale (it was
             // overtaken by a later ACK) and going back to it would resend what was done
-            engine.counters.increment(Counter.RCVD_DROPPED);
+            counters.increment(Counter.RCVD_DROPPED);
         } else if (AethSyndrome.isRnrNak(syndrome)) {
-            engine.counters.increment(Counter.RCVD_RNR_ERR);
+            counters.increment(Counter.RCVD_RNR_ERR);
             if (!retireBefore(psn)) {
                 return;
             }
             if (qp.rnrRetry != 7) { // 7 = retry forever (IBA 9.7.5.2.8)
                 if (req.rnrRetryLeft == 0) {
-                    engine.counters.increment(Counter.RETRY_RNR_EXCEEDED_ERR);
+                    counters.increment(Counter.RETRY_RNR_EXCEEDED_ERR);
                     failHead(WcStatus.RNR_RETRY_EXC_ERR);
                     return;
                 }
@@ -81,7 +81,7 @@ final class Completer {
         } else if (AethSyndrome.isNak(syndrome)) {
             onNak(NakCode.of(AethSyndrome.value(syndrome)), psn, nowNs);
         } else {
-            engine.counters.increment(Counter.RCVD_DROPPED);
+            counters.increment(Counter.RCVD_DROPPED);
         }
     }
 
@@ -108,7 +108,7 @@ final class Completer {
             return;
         }
         if (code == NakCode.PSN_SEQUENCE_ERROR) {
-            engine.counters.increment(Counter.RCVD_SEQ_ERR);
+            counters.increment(Counter.RCVD_SEQ_ERR);
             if (req.rnrWaitUntilNs != 0 && psn == req.unackedPsn) {
                 return; // already going back to this PSN after an RNR NAK; do not spend a retry on it
             }
@@ -119,7 +119,7 @@ final class Completer {
                 req.retryLeft = qp.retryCnt; // it acknowledges new PSNs: forward progress, the count starts over
             }
             if (!spendRetry()) {
-                engine.counters.increment(Counter.RETRY_EXCEEDED_ERR);
+                counters.increment(Counter.RETRY_EXCEEDED_ERR);
                 failHead(WcStatus.RETRY_EXC_ERR);
                 return;
             }
@@ -142,12 +142,12 @@ final class Completer {
         // A read response implicitly acknowledges every request before the read (IBA 9.7.5.1.2).
         retireAheadOfRead(psn);
         if (qp.sqConsumer == qp.sqProducer) {
-            engine.counters.increment(Counter.RCVD_DROPPED);
+            counters.increment(Counter.RCVD_DROPPED);
             return;
         }
         SendWqe w = qp.sqAt(qp.sqConsumer);
         if (w.opcode != WrOpcode.RDMA_READ || !w.started) {
-            engine.counters.increment(Counter.RCVD_DROPPED);
+            counters.increment(Counter.RCVD_DROPPED);
             return;
         }
         int expected = Psn.add(w.firstPsn, w.readPacketsDone);
@@ -157,7 +157,7 @@ final class Completer {
             if (Psn.diff(psn, expected) > 0 && !(req.retrying && expected == req.unackedPsn)) {
                 goBack(expected);
             }
-            engine.counters.increment(Counter.RCVD_DROPPED);
+            counters.increment(Counter.RCVD_DROPPED);
             return;
         }
         long offset = (long) w.readPacketsDone * qp.mtuBytes;
@@ -165,7 +165,7 @@ final class Completer {
         boolean sizeOk = last ? offset + payloadLength <= w.length : payloadLength == qp.mtuBytes
                 && offset + payloadLength < w.length;
         if (!sizeOk) {
-            engine.counters.increment(Counter.RCVD_DROPPED);
+            counters.increment(Counter.RCVD_DROPPED);
             return;
         }
         if (payloadLength > 0 && !Sgl.scatter(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
@@ -192,19 +192,19 @@ final class Completer {
     private void onAtomicAck(Opcode op, MemorySegment pkt, int psn, int syndrome, long nowNs) {
         Requester req = qp.requester;
         if (!AethSyndrome.isAck(syndrome)) {
-            engine.counters.increment(Counter.RCVD_DROPPED); // an ATOMIC ACKNOWLEDGE only ever carries an ACK
+            counters.increment(Counter.RCVD_DROPPED); // an ATOMIC ACKNOWLEDGE only ever carries an ACK
             return;
         }
         if (!retireBefore(psn)) {
             return;
         }
         if (qp.sqConsumer == qp.sqProducer) {
-            engine.counters.increment(Counter.RCVD_DROPPED);
+            counters.increment(Counter.RCVD_DROPPED);
             return;
         }
         SendWqe w = qp.sqAt(qp.sqConsumer);
         if (!w.started || !w.opcode.isAtomic() || w.firstPsn != psn) {
-            engine.counters.increment(Counter.RCVD_DROPPED); // a replayed acknowledge of an atomic already done
+            counters.increment(Counter.RCVD_DROPPED); // a replayed acknowledge of an atomic already done
             return;
         }
         atomicResult.set(ValueLayout.JAVA_LONG, 0, AtomicAckEth.origData(pkt, op.atomicAckEthOffset()));
@@ -303,9 +303,9 @@ final class Completer {
             req.ackDeadlineNs = 0;
             return 0;
         }
-        engine.counters.increment(Counter.COMPLETER_RETRY_ERR);
+        counters.increment(Counter.COMPLETER_RETRY_ERR);
         if (!spendRetry()) {
-            engine.counters.increment(Counter.RETRY_EXCEEDED_ERR);
+            counters.increment(Counter.RETRY_EXCEEDED_ERR);
             failHead(WcStatus.RETRY_EXC_ERR);
             return 1;
         }

@@ -27,7 +27,9 @@ final class Requester {
     private static final int BUDGET = 32;
 
     private final SoftQp qp;
-    private final Engine engine;
+    private final Transmitter xmit;
+    private final SendShares shares;
+    private final Counters counters;
 
     int psn;              // next PSN to assign to a new message
     int unackedPsn;       // oldest PSN not yet acknowledged (everything before it is done)
@@ -46,7 +48,9 @@ final class Requester {
 
     Requester(SoftQp qp) {
         this.qp = qp;
-        this.engine = qp.engine;
+        this.xmit = qp.context.transmitter;
+        this.shares = qp.context.shares;
+        this.counters = qp.context.counters;
     }
 
     void resetPsn(int startPsn) {
@@ -67,6 +71,23 @@ final class Requester {
 
     int nextPsn() {
         return psn;
+    }
+
+    /** Packets sent and not yet acknowledged (the engine's count of what the device has in flight). */
+    int unacknowledged() {
+        return Math.max(0, Psn.diff(sentPsn, unackedPsn));
+    }
+
+    /** How long, from {@code nowNs}, until this requester's nearest timer (ACK or RNR wait); MAX_VALUE for none. */
+    long nextDeadlineNs(long nowNs) {
+        long budget = Long.MAX_VALUE;
+        if (ackDeadlineNs != 0) {
+            budget = ackDeadlineNs - nowNs;
+        }
+        if (rnrWaitUntilNs != 0) {
+            budget = Math.min(budget, rnrWaitUntilNs - nowNs);
+        }
+        return budget;
     }
 
     /**
@@ -95,7 +116,7 @@ final class Requester {
         }
         skipRetired();
         int sent = 0;
-        int limit = engine.shareFor(qp.mtuBytes, window);
+        int limit = shares.shareFor(qp.mtuBytes, window);
         limitNow = limit;
         while (sent < BUDGET) {
             if (next == qp.sqProducer) {
@@ -115,7 +136,7 @@ final class Requester {
                 if ((w.flags & SendFlags.FENCE) != 0 && rdAtomicOutstanding > 0) {
                     break; // IBA 10.8.3.3: a fenced request waits for earlier reads and atomics
                 }
-                if (!engine.mayAdmit(qp.mtuBytes)) {
+                if (!shares.mayAdmit(qp.mtuBytes)) {
                     break; // the device's QPs have their budget in flight; the last packets of each asked for ACKs
                 }
                 w.firstPsn = psn;
@@ -217,10 +238,10 @@ final class Requester {
     /** Notes a transmission up to {@code end}; one that was sent before is counted as retransmitted. */
     private void sentPast(int end) {
         if (Psn.diff(end, sentPsn) > 0) {
-            engine.admitted(Psn.diff(end, sentPsn));
+            shares.admitted(Psn.diff(end, sentPsn));
             sentPsn = end;
         } else {
-            engine.counters.increment(Counter.RETRANSMITTED_PKTS);
+            counters.increment(Counter.RETRANSMITTED_PKTS);
         }
     }
 
@@ -235,14 +256,14 @@ final class Requester {
     private void sendReadRequest(SendWqe w, int pktPsn, int chunk) {
         long offset = (long) nextPacket * qp.mtuBytes;
         long len = Math.min(w.length - offset, (long) chunk * qp.mtuBytes);
-        MemorySegment tx = engine.tx;
+        MemorySegment tx = xmit.packet();
         Opcode op = Opcode.RC_RDMA_READ_REQUEST;
         Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, true, pktPsn);
         Reth.setVa(tx, op.rethOffset(), w.remoteAddr + offset);
         Reth.setRkey(tx, op.rethOffset(), w.rkey);
         Reth.setDmaLength(tx, op.rethOffset(), (int) len);
         sinceAckReq = 0;
-        engine.transmit(qp, op.headerLength());
+        xmit.send(qp, op.headerLength());
     }
 
     /**
@@ -252,7 +273,7 @@ final class Requester {
     private void sendAtomicRequest(SendWqe w, int pktPsn) {
         boolean cas = w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP;
         Opcode op = cas ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
-        MemorySegment tx = engine.tx;
+        MemorySegment tx = xmit.packet();
         Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, true, pktPsn);
         int at = op.atomicEthOffset();
         AtomicEth.setVa(tx, at, w.remoteAddr);
@@ -261,7 +282,7 @@ final class Requester {
         AtomicEth.setSwapAdd(tx, at, cas ? w.swap : w.compareAdd);
         AtomicEth.setCompare(tx, at, cas ? w.compareAdd : 0);
         sinceAckReq = 0;
-        engine.transmit(qp, op.headerLength());
+        xmit.send(qp, op.headerLength());
     }
 
     /** One SEND or WRITE packet; false if the gather failed and the QP was moved to ERR. */
@@ -288,7 +309,7 @@ final class Requester {
         }
         int pad = (-payload) & 3;
         boolean solicited = end && (w.flags & SendFlags.SOLICITED) != 0;
-        MemorySegment tx = engine.tx;
+        MemorySegment tx = xmit.packet();
         Bth.write(tx, 0, op.code(), solicited, false, pad, SoftLimits.PKEY_DEFAULT, qp.destQpn, ackReq, pktPsn);
         if (start && op.hasReth()) {
             Reth.setVa(tx, op.rethOffset(), w.remoteAddr);
@@ -302,9 +323,9 @@ final class Requester {
             Ieth.setRkey(tx, op.iethOffset(), w.invalidateRkey);
         }
         int hdr = op.headerLength();
-        if (payload > 0 && !w.inline && engine.byReference() && Sgl.reference(qp.context.mrs, qp.pd, w.sgeAddr,
-                w.sgeLength, w.sgeLkey, w.numSge, offset, payload, engine)) {
-            engine.transmitByReference(qp, hdr, payload, pad); // the kernel gathers the payload from the MRs
+        if (payload > 0 && !w.inline && xmit.byReference() && Sgl.reference(qp.context.mrs, qp.pd, w.sgeAddr,
+                w.sgeLength, w.sgeLkey, w.numSge, offset, payload, xmit)) {
+            xmit.sendByReference(qp, hdr, payload, pad); // the kernel gathers the payload from the MRs
             return true;
         }
         if (payload > 0) {
@@ -319,7 +340,7 @@ final class Requester {
         for (int i = 0; i < pad; i++) {
             tx.set(ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
         }
-        engine.transmit(qp, hdr + payload + pad);
+        xmit.send(qp, hdr + payload + pad);
         return true;
     }
 

@@ -35,7 +35,8 @@ final class Responder {
     private static final int IN_WRITE = 2;
 
     private final SoftQp qp;
-    private final Engine engine;
+    private final Transmitter xmit;
+    private final Counters counters;
 
     private int expectedPsn;
     private int msn;
@@ -69,7 +70,8 @@ final class Responder {
 
     Responder(SoftQp qp) {
         this.qp = qp;
-        this.engine = qp.engine;
+        this.xmit = qp.context.transmitter;
+        this.counters = qp.context.counters;
     }
 
     void resetPsn(int psn) {
@@ -110,7 +112,7 @@ final class Responder {
         int psn = Bth.psn(pkt, 0);
         int d = Psn.diff(psn, expectedPsn);
         if (d > 0) {
-            engine.counters.increment(Counter.OUT_OF_SEQ_REQUEST);
+            counters.increment(Counter.OUT_OF_SEQ_REQUEST);
             if (!nakSent) {
                 nakSent = true;
                 queueAck(expectedPsn, AethSyndrome.nak(NakCode.PSN_SEQUENCE_ERROR));
@@ -118,7 +120,7 @@ final class Responder {
             return;
         }
         if (d < 0) {
-            engine.counters.increment(Counter.DUPLICATE_REQUEST);
+            counters.increment(Counter.DUPLICATE_REQUEST);
             if (op.isReadRequest()) {
                 acceptRead(pkt, op, psn, false);
             } else if (op.isAtomic()) {
@@ -140,7 +142,7 @@ final class Responder {
             return;
         }
         if (op.startsReceiveWqe() && !qp.recv.acquire()) {
-            engine.counters.increment(Counter.SEND_RNR_ERR);
+            counters.increment(Counter.SEND_RNR_ERR);
             nakSent = true; // later packets of this burst are out of sequence; the RNR NAK speaks for them
             queueAck(psn, AethSyndrome.rnrNak(qp.minRnrTimer));
             return;
@@ -444,8 +446,8 @@ final class Responder {
         long wrId = w.wrId;
         qp.recv.retire(); // as rxe's do_complete: the RQ slot is free before the CQE is visible
         qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
-        engine.counters.increment(Counter.RDMA_RECVS);
-        holdAck = engine.invoker();
+        counters.increment(Counter.RDMA_RECVS);
+        holdAck = qp.context.invoker();
         inMessage = NONE;
         msn = (msn + 1) & 0xFFFFFF;
     }
@@ -543,7 +545,7 @@ final class Responder {
                 : k == 0 ? Position.FIRST : k == r.packets - 1 ? Position.LAST : Position.MIDDLE;
         Opcode op = Opcode.readResponse(pos);
         int psn = Psn.add(r.firstPsn, k);
-        MemorySegment tx = engine.tx;
+        MemorySegment tx = xmit.packet();
         int pad = (-payload) & 3;
         Bth.write(tx, 0, op.code(), false, false, pad, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, psn);
         if (op.hasAeth()) {
@@ -557,10 +559,10 @@ final class Responder {
                 fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null); // deregistered or invalidated while being read
                 return false;
             }
-            if (engine.byReference()) {
-                engine.clearPieces();
-                if (engine.addPiece(mr, r.va + offset - mr.address, payload)) {
-                    engine.transmitByReference(qp, hdr, payload, pad); // the kernel reads the MR directly
+            if (xmit.byReference()) {
+                xmit.clearPieces();
+                if (xmit.addPiece(mr, r.va + offset - mr.address, payload)) {
+                    xmit.sendByReference(qp, hdr, payload, pad); // the kernel reads the MR directly
                     r.sent++;
                     return true;
                 }
@@ -570,7 +572,7 @@ final class Responder {
         for (int i = 0; i < pad; i++) {
             tx.set(ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
         }
-        engine.transmit(qp, hdr + payload + pad);
+        xmit.send(qp, hdr + payload + pad);
         r.sent++;
         return true;
     }
@@ -649,13 +651,13 @@ final class Responder {
 
     /** ATOMIC ACKNOWLEDGE: AETH (ACK, MSN) and AtomicAckETH with the original value, big-endian on the wire. */
     private void sendAtomicAck(ReadResource r) {
-        MemorySegment tx = engine.tx;
+        MemorySegment tx = xmit.packet();
         Opcode op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
         Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, r.firstPsn);
         Aeth.setSyndrome(tx, op.aethOffset(), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
         Aeth.setMsn(tx, op.aethOffset(), r.msn);
         AtomicAckEth.setOrigData(tx, op.atomicAckEthOffset(), r.origValue);
-        engine.transmit(qp, op.headerLength());
+        xmit.send(qp, op.headerLength());
         r.sent++;
     }
 
@@ -672,11 +674,11 @@ final class Responder {
     }
 
     private void sendAck(int psn, int syndrome) {
-        MemorySegment tx = engine.tx;
+        MemorySegment tx = xmit.packet();
         Opcode op = Opcode.RC_ACKNOWLEDGE;
         Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, psn);
         Aeth.setSyndrome(tx, op.aethOffset(), syndrome);
         Aeth.setMsn(tx, op.aethOffset(), msn);
-        engine.transmit(qp, op.headerLength());
+        xmit.send(qp, op.headerLength());
     }
 }

@@ -25,16 +25,16 @@ final class Sgl {
 
     /**
      * Names the {@code count} bytes of the list at message offset {@code msgOffset} as payload pieces of the
-     * engine's packet ({@link Engine#addPiece}), with the checks of {@link #gather}; false when any check fails or
+     * engine's packet ({@link Transmitter#addPiece}), with the checks of {@link #gather}; false when any check fails or
      * a piece cannot be sent by reference, and the caller then gathers by copy (which reports a failed check).
      */
     static boolean reference(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
-            int count, Engine engine) {
-        engine.clearPieces();
-        if (walk(mrs, pd, addr, len, lkey, n, msgOffset, null, 0, count, false, engine)) {
+            int count, Transmitter xmit) {
+        xmit.clearPieces();
+        if (walk(mrs, pd, addr, len, lkey, n, msgOffset, null, 0, count, false, xmit)) {
             return true;
         }
-        engine.clearPieces();
+        xmit.clearPieces();
         return false;
     }
 
@@ -46,7 +46,7 @@ final class Sgl {
 
     /** Checks each piece of the list; copies it to or from {@code pkt}, or names it to {@code pieces} if given. */
     private static boolean walk(MrTable mrs, SoftPd pd, long[] addr, int[] len, int[] lkey, int n, long msgOffset,
-            MemorySegment pkt, long pktOffset, int count, boolean toList, Engine pieces) {
+            MemorySegment pkt, long pktOffset, int count, boolean toList, Transmitter pieces) {
         long skip = msgOffset;
         int left = count;
         for (int i = 0; i < n && left > 0; i++) {

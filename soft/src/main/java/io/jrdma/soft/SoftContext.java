@@ -26,11 +26,13 @@ import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.SharedReceiveQueue;
 import io.jrdma.verbs.SrqAttr;
 import io.jrdma.verbs.VerbsException;
+import io.jrdma.soft.link.UdpLink;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * An open soft device: owns the engine and the resource tables, and enforces libibverbs' destruction order
@@ -39,7 +41,17 @@ import java.util.List;
 public final class SoftContext implements Context {
 
     final SoftDevice device;
+    /** Serialises engine passes with control-path changes; posting and polling never take it. */
+    final ReentrantLock lock = new ReentrantLock();
+    final Counters counters = new Counters();
+    final UdpLink link;
+    final QpTable qps = new QpTable();
+    final SendShares shares;
+    final Transmitter transmitter;
+    final CompletionTally completions = new CompletionTally();
     final Engine engine;
+    private final PortFlags port;
+    private final FailureLog failures = new FailureLog();
     final MrTable mrs = new MrTable(SoftLimits.MAX_MR, SoftLimits.MAX_MW);
     final AsyncEvents events;
     private final List<SoftPd> pds = new ArrayList<>();
@@ -52,25 +64,58 @@ public final class SoftContext implements Context {
     private int pdHandles;
     private boolean closed;
 
-    SoftContext(SoftDevice device, Engine engine) {
+    /**
+     * Assembles the device's engine over {@code link}: the receive path, the transmit path and the agent that drives
+     * them, sharing this context's lock, counters and QP table. The engine thread (dedicated mode) starts with
+     * {@link #start}.
+     */
+    SoftContext(SoftDevice device, UdpLink link, NanoClock clock, Threading threading, PacketTap tap,
+            IdleStrategy idle) {
         this.device = device;
-        this.engine = engine;
-        this.events = new AsyncEvents(engine);
+        this.link = link;
+        this.port = new PortFlags(tap);
+        this.shares = new SendShares(link.receiveBufferBytes());
+        this.transmitter = new Transmitter(link, counters, port);
+        boolean invoker = threading == Threading.INVOKER;
+        Receiver receiver = new Receiver(link, qps, counters, port, failures, completions, invoker);
+        this.engine = new Engine(lock, link, receiver, transmitter, qps, shares, counters, failures, clock,
+                threading, idle);
+        this.events = new AsyncEvents(engine, counters);
+    }
+
+    /** Starts the engine thread of a dedicated-mode device. */
+    void start(String name) {
+        engine.start(name);
+    }
+
+    /** Whether the callers' threads drive the engine ({@link Threading#INVOKER}). */
+    boolean invoker() {
+        return engine.invoker();
+    }
+
+    /** The device's IPv4 address, as an int. */
+    int localIp() {
+        return link.localIp();
     }
 
     /** The device's counters (rxe's hw_counters and the port counters). */
     public Counters counters() {
-        return engine.counters;
+        return counters;
     }
 
     /** The last unexpected exception the engine caught (and counted), or null: for diagnosing engine bugs. */
     public RuntimeException lastEngineFailure() {
-        return engine.lastFailure;
+        return failures.last();
+    }
+
+    /** The tap that sees every packet now (the program's joined with the capture and trace options'), or null. */
+    PacketTap currentTap() {
+        return port.tap();
     }
 
     /** Sets (or clears, with null) the tap that sees every packet sent and received. */
     public void tap(PacketTap tap) {
-        engine.tap = device.withOptionTaps(tap); // capture and trace options keep their taps
+        port.tap(device.withOptionTaps(tap)); // capture and trace options keep their taps
     }
 
     @Override
@@ -120,7 +165,7 @@ public final class SoftContext implements Context {
         if (state != PortState.DOWN && state != PortState.ACTIVE) {
             throw new IllegalArgumentException("a soft port can be set DOWN or ACTIVE, not " + state);
         }
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             if (state == portState) {
@@ -128,13 +173,13 @@ public final class SoftContext implements Context {
             }
             portState = state;
             boolean down = state == PortState.DOWN;
-            engine.portDown = down;
+            port.down(down);
             if (down) {
-                engine.counters.increment(Counter.LINK_DOWNED);
+                counters.increment(Counter.LINK_DOWNED);
             }
             events.raise(AsyncEvent.ofPort(down ? AsyncEventType.PORT_ERR : AsyncEventType.PORT_ACTIVE, 1));
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
         engine.doorbell();
     }
@@ -160,7 +205,7 @@ public final class SoftContext implements Context {
 
     @Override
     public ProtectionDomain allocPd() {
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             if (pds.size() >= SoftLimits.MAX_PD) {
@@ -170,12 +215,12 @@ public final class SoftContext implements Context {
             pds.add(pd);
             return pd;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     void deallocPd(SoftPd pd) {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (pd.closed) {
                 return;
@@ -187,12 +232,12 @@ public final class SoftContext implements Context {
             pd.closed = true;
             pds.remove(pd);
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     MemoryRegion register(SoftPd pd, MemorySegment segment, int access) {
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             if (pd.closed) {
@@ -207,12 +252,12 @@ public final class SoftContext implements Context {
             pd.users++;
             return mr;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     void deregister(SoftMr mr) {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (!mr.valid()) {
                 return;
@@ -226,12 +271,12 @@ public final class SoftContext implements Context {
             mrs.remove(mr);
             mr.pd.users--;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     MemoryWindow allocMw(SoftPd pd, MwType type) {
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             if (pd.closed) {
@@ -246,13 +291,13 @@ public final class SoftContext implements Context {
             pd.users++;
             return mw;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     /** ibv_dealloc_mw: the window's rkey dies at once, bound or not (rxe_mw_cleanup). */
     void deallocMw(SoftMw mw) {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (mw.closed) {
                 return;
@@ -263,25 +308,25 @@ public final class SoftContext implements Context {
             mrs.remove(mw);
             mw.pd.users--;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     @Override
     public CompletionChannel createCompletionChannel() {
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             SoftChannel ch = new SoftChannel(this);
             channels.add(ch);
             return ch;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     void destroyChannel(SoftChannel ch) {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (ch.closed) {
                 return;
@@ -292,7 +337,7 @@ public final class SoftContext implements Context {
             ch.closed = true;
             channels.remove(ch);
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
@@ -301,7 +346,7 @@ public final class SoftContext implements Context {
         if (cqe < 1 || cqe > SoftLimits.MAX_CQE) {
             throw new VerbsException(Errno.EINVAL, "cqe " + cqe + " is out of range [1, " + SoftLimits.MAX_CQE + "]");
         }
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             SoftChannel ch = null;
@@ -321,12 +366,12 @@ public final class SoftContext implements Context {
             cqs.add(cq);
             return cq;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     void destroyCq(SoftCq cq) {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (cq.closed) {
                 return;
@@ -340,13 +385,13 @@ public final class SoftContext implements Context {
                 cq.channel.users--;
             }
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     QueuePair createQp(SoftPd pd, QpInitAttr attr) {
         SoftQp.checkCaps(attr);
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             if (pd.closed) {
@@ -361,7 +406,7 @@ public final class SoftContext implements Context {
             if (qpCount >= SoftLimits.MAX_QP) {
                 throw new VerbsException(Errno.ENOMEM, "too many QPs (max " + SoftLimits.MAX_QP + ")");
             }
-            while (!engine.slotFree(nextQpSlot)) {
+            while (!qps.slotFree(nextQpSlot)) {
                 nextQpSlot = (nextQpSlot + 1) % SoftLimits.MAX_QP;
             }
             int qpn = SoftLimits.QPN_BASE + nextQpSlot;
@@ -376,10 +421,10 @@ public final class SoftContext implements Context {
             if (srq != null) {
                 srq.users++;
             }
-            engine.add(qp);
+            qps.add(qp);
             return qp;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
@@ -406,7 +451,7 @@ public final class SoftContext implements Context {
             throw new VerbsException(Errno.EINVAL, "sgid_index " + attr.sgidIndex() + " is out of range [0, "
                     + (SoftLimits.GID_TABLE_LENGTH - 1) + "]");
         }
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             if (pd.closed) {
@@ -416,12 +461,12 @@ public final class SoftContext implements Context {
             pd.users++;
             return ah;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     void destroyAh(SoftAh ah) {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (ah.closed) {
                 return;
@@ -429,18 +474,18 @@ public final class SoftContext implements Context {
             ah.closed = true;
             ah.pd.users--;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     void destroyQp(SoftQp qp) {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (qp.closed) {
                 return;
             }
             qp.closed = true;
-            engine.remove(qp);
+            qps.remove(qp);
             qpCount--;
             qp.pd.users--;
             qp.sendCq.users--;
@@ -450,7 +495,7 @@ public final class SoftContext implements Context {
             }
             qp.arena.close();
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
@@ -487,7 +532,7 @@ public final class SoftContext implements Context {
         }
         // rxe_srq_from_init arms the limit given at creation (libibverbs documents it as ignored there)
         SoftSrq.checkLimit(attr.srqLimit(), attr.maxWr());
-        engine.lock.lock();
+        lock.lock();
         try {
             checkOpen();
             if (pd.closed) {
@@ -501,12 +546,12 @@ public final class SoftContext implements Context {
             pd.users++;
             return srq;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
     void destroySrq(SoftSrq srq) {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (srq.closed) {
                 return;
@@ -519,7 +564,7 @@ public final class SoftContext implements Context {
             srqCount--;
             srq.pd.users--;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
     }
 
@@ -541,7 +586,7 @@ public final class SoftContext implements Context {
 
     @Override
     public void close() {
-        engine.lock.lock();
+        lock.lock();
         try {
             if (closed) {
                 return;
@@ -552,7 +597,7 @@ public final class SoftContext implements Context {
             }
             closed = true;
         } finally {
-            engine.lock.unlock();
+            lock.unlock();
         }
         engine.close();
         device.closed(this);

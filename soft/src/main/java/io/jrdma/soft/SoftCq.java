@@ -83,7 +83,7 @@ final class SoftCq implements CompletionQueue {
         if (t - head >= capacity) {
             if (!overrun) {
                 overrun = true;
-                context.engine.counters.increment(Counter.CQ_OVERRUN);
+                context.counters.increment(Counter.CQ_OVERRUN);
                 context.events.raise(AsyncEvent.ofCq(AsyncEventType.CQ_ERR, this)); // once: the CQ stays in error
             }
             return;
@@ -93,7 +93,7 @@ final class SoftCq implements CompletionQueue {
             wc.immData(0).invalidatedRkey(imm); // imm_data and invalidated_rkey share a union in ibv_wc
         }
         tail = t + 1;
-        context.engine.completionsPushed++;
+        context.completions.pushed();
         int a = armed.get();
         if (a == ARMED_ANY || (a == ARMED_SOLICITED && (solicited || status != WcStatus.SUCCESS))) {
             if (armed.compareAndSet(a, DISARMED)) {

@@ -18,6 +18,7 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * A software RoCEv2 device bound to one IPv4 address (UDP port 4791), like a kernel rxe device on a netdev.
@@ -37,6 +38,7 @@ public final class SoftDevice implements Device {
     private final Path capture;
     private final PrintStream trace;
     private final FaultConfig faults;
+    private final Supplier<IdleStrategy> idle;
     private SoftContext open;
     private CountersFile countersFile;
     private DeviceTaps taps;
@@ -50,6 +52,8 @@ public final class SoftDevice implements Device {
         this.capture = b.capture;
         this.trace = b.trace;
         this.faults = b.faults != null ? b.faults : FaultConfig.fromEnvironment();
+        this.idle = b.idle != null ? b.idle
+                : IdleStrategy.named(Settings.get("jrdma.idle", "JRDMA_IDLE", "backoff"));
         NetworkInterface nif = null;
         try {
             nif = NetworkInterface.getByInetAddress(address);
@@ -159,15 +163,15 @@ public final class SoftDevice implements Device {
             throw new VerbsException(Errno.EINVAL, "device " + name + ": cannot start capture or trace: "
                     + e.getMessage());
         }
-        Engine engine = new Engine(link, clock, threading, t.with(null));
+        SoftContext ctx = new SoftContext(this, link, clock, threading, t.with(null), idle.get());
         if (link instanceof FaultyLink f) {
-            Counters counters = engine.counters;
+            Counters counters = ctx.counters;
             f.listener(fault -> counters.increment(faultCounter(fault)));
         }
-        open = new SoftContext(this, engine);
+        open = ctx;
         taps = t;
-        countersFile = CountersFile.enabled() ? CountersFile.publish(name, address, engine.counters) : null;
-        engine.start(name);
+        countersFile = CountersFile.enabled() ? CountersFile.publish(name, address, ctx.counters) : null;
+        ctx.start(name);
         return open;
     }
 
@@ -184,7 +188,7 @@ public final class SoftDevice implements Device {
         } catch (UncheckedIOException e) {
             throw new VerbsException(Errno.ENODEV, "device " + name + ": " + e.getMessage());
         }
-        return new SoftContext(this, new Engine(link, clock, Threading.INVOKER, null));
+        return new SoftContext(this, link, clock, Threading.INVOKER, null, idle.get());
     }
 
     /** The engine tap for a tap the program sets: its own plus the capture and trace taps of the options. */
@@ -233,6 +237,7 @@ public final class SoftDevice implements Device {
         private Path capture;
         private PrintStream trace;
         private FaultConfig faults;
+        private Supplier<IdleStrategy> idle;
 
         private Builder() {
         }
@@ -285,6 +290,16 @@ public final class SoftDevice implements Device {
         /** Who drives the engine (default {@link Threading#DEDICATED}). */
         public Builder threading(Threading threading) {
             this.threading = Objects.requireNonNull(threading);
+            return this;
+        }
+
+        /**
+         * What a dedicated engine thread does when a pass finds nothing to do: one strategy per open of the device,
+         * from {@code idle}. Default: the {@code jrdma.idle} / {@code JRDMA_IDLE} setting
+         * ({@link IdleStrategy#named}), else {@link IdleStrategy#defaultStrategy()}.
+         */
+        public Builder idle(Supplier<IdleStrategy> idle) {
+            this.idle = Objects.requireNonNull(idle);
             return this;
         }
 

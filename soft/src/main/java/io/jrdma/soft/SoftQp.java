@@ -134,7 +134,7 @@ final class SoftQp implements QueuePair {
         unreliableRequester = type == QpType.RC ? null : new UnreliableRequester(this);
         unreliableResponder = type == QpType.RC ? null : new UnreliableResponder(this);
         if (type == QpType.UD) {
-            srcPort = engine.link.openSourcePort(UdpLink.qpSourcePort(qpn)); // fixed for the QP's life, as rxe
+            srcPort = context.link.openSourcePort(UdpLink.qpSourcePort(qpn)); // fixed for the QP's life, as rxe
         }
     }
 
@@ -197,7 +197,7 @@ final class SoftQp implements QueuePair {
     @Override
     public void modify(QpAttr attr, Set<QpAttrMask> mask) {
         int bits = QpAttrMask.toBits(mask);
-        engine.lock.lock();
+        context.lock.lock();
         try {
             if (closed) {
                 throw new VerbsException(Errno.EINVAL, "QP " + qpn + " is destroyed");
@@ -226,7 +226,7 @@ final class SoftQp implements QueuePair {
             }
             transition(cur, next);
         } finally {
-            engine.lock.unlock();
+            context.lock.unlock();
         }
         engine.doorbell();
     }
@@ -307,7 +307,7 @@ final class SoftQp implements QueuePair {
         if (m.contains(QpAttrMask.PATH_MTU)) {
             pathMtu = a.pathMtu();
             mtuBytes = pathMtu.bytes();
-            requester.window = engine.windowFor(mtuBytes);
+            requester.window = context.shares.windowFor(mtuBytes);
         }
         if (m.contains(QpAttrMask.DEST_QPN)) {
             destQpn = a.destQpNum();
@@ -320,7 +320,7 @@ final class SoftQp implements QueuePair {
         }
         if (m.contains(QpAttrMask.AV) || m.contains(QpAttrMask.DEST_QPN)) {
             int label = ah.flowLabel() != 0 ? ah.flowLabel() : UdpLink.flowLabel(qpn, destQpn);
-            srcPort = engine.link.openSourcePort(UdpLink.sourcePortFor(label));
+            srcPort = context.link.openSourcePort(UdpLink.sourcePortFor(label));
         }
         if (m.contains(QpAttrMask.RQ_PSN)) {
             rqPsn = a.rqPsn();
@@ -451,7 +451,7 @@ final class SoftQp implements QueuePair {
 
     @Override
     public QpAttr query(QpAttr attr) {
-        engine.lock.lock();
+        context.lock.lock();
         try {
             int rq = unreliableResponder != null ? unreliableResponder.expectedPsn() : responder.expectedPsn();
             attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(rq)
@@ -464,7 +464,7 @@ final class SoftQp implements QueuePair {
             attr.ahAttr(out);
             return attr;
         } finally {
-            engine.lock.unlock();
+            context.lock.unlock();
         }
     }
 
@@ -522,7 +522,7 @@ final class SoftQp implements QueuePair {
             sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false);
         }
         if (status == WcStatus.SUCCESS && op == WcOpcode.SEND) {
-            engine.counters.increment(Counter.RDMA_SENDS); // as rxe's completer counts rdma_sends
+            context.counters.increment(Counter.RDMA_SENDS); // as rxe's completer counts rdma_sends
         }
         if (local && status != WcStatus.SUCCESS) {
             enterError();

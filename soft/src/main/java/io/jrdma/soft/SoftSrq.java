@@ -145,7 +145,7 @@ final class SoftSrq implements SharedReceiveQueue {
         if (attr == null || mask == null) {
             throw new VerbsException(Errno.EINVAL, "modify_srq needs attributes and a mask");
         }
-        engine.lock.lock();
+        context.lock.lock();
         try {
             lockPosting();
             try {
@@ -171,7 +171,7 @@ final class SoftSrq implements SharedReceiveQueue {
                 unlockPosting();
             }
         } finally {
-            engine.lock.unlock();
+            context.lock.unlock();
         }
     }
 
@@ -226,14 +226,14 @@ final class SoftSrq implements SharedReceiveQueue {
 
     @Override
     public SrqAttr query(SrqAttr attr) {
-        engine.lock.lock();
+        context.lock.lock();
         try {
             if (closed) {
                 throw new VerbsException(Errno.EINVAL, "the SRQ is destroyed");
             }
             return attr.maxWr(maxWr).maxSge(maxSge).srqLimit(limit);
         } finally {
-            engine.lock.unlock();
+            context.lock.unlock();
         }
     }
 

@@ -34,11 +34,13 @@ final class UnreliableRequester {
     private static final int PRIVILEGED_QKEY = 0x8000_0000;
 
     private final SoftQp qp;
-    private final Engine engine;
+    private final Transmitter xmit;
+    private final Counters counters;
 
     UnreliableRequester(SoftQp qp) {
         this.qp = qp;
-        this.engine = qp.engine;
+        this.xmit = qp.context.transmitter;
+        this.counters = qp.context.counters;
     }
 
     /** Sends what the budget allows; requests complete as their last packet leaves. */
@@ -100,7 +102,7 @@ final class UnreliableRequester {
         boolean solicited = end && (w.flags & SendFlags.SOLICITED) != 0
                 && (w.opcode != WrOpcode.RDMA_WRITE);
         int pad = (-payload) & 3;
-        MemorySegment tx = engine.tx;
+        MemorySegment tx = xmit.packet();
         Bth.write(tx, 0, op.code(), solicited, false, pad, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, psn);
         if (op.hasReth()) {
             Reth.setVa(tx, op.rethOffset(), w.remoteAddr);
@@ -115,7 +117,7 @@ final class UnreliableRequester {
             return fail(w, WcStatus.LOC_PROT_ERR);
         }
         pad(tx, hdr + payload, pad);
-        engine.transmit(qp, hdr + payload + pad);
+        xmit.send(qp, hdr + payload + pad);
         return true;
     }
 
@@ -126,7 +128,7 @@ final class UnreliableRequester {
      */
     private boolean sendDatagram(SendWqe w) {
         if (w.length > qp.context.portActiveMtu().bytes()) {
-            engine.counters.increment(Counter.UD_TOO_LONG);
+            counters.increment(Counter.UD_TOO_LONG);
             return true;
         }
         SoftAh ah = w.ah;
@@ -137,7 +139,7 @@ final class UnreliableRequester {
         int payload = (int) w.length;
         int pad = (-payload) & 3;
         boolean solicited = (w.flags & SendFlags.SOLICITED) != 0;
-        MemorySegment tx = engine.tx;
+        MemorySegment tx = xmit.packet();
         Bth.write(tx, 0, op.code(), solicited, false, pad, SoftLimits.PKEY_DEFAULT, w.remoteQpn & 0xFF_FFFF, false,
                 w.firstPsn);
         int qkey = (w.remoteQkey & PRIVILEGED_QKEY) != 0 ? qp.qkey : w.remoteQkey;
@@ -150,7 +152,7 @@ final class UnreliableRequester {
             return fail(w, WcStatus.LOC_PROT_ERR);
         }
         pad(tx, hdr + payload, pad);
-        engine.transmitTo(qp.srcPort, ah.destIp, ah.destAddress, hdr + payload + pad);
+        xmit.sendTo(qp.srcPort, ah.destIp, ah.destAddress, hdr + payload + pad);
         return true;
     }
 
@@ -159,10 +161,10 @@ final class UnreliableRequester {
             return true;
         }
         if (w.inline) {
-            MemorySegment.copy(w.inlineData, offset, engine.tx, at, count);
+            MemorySegment.copy(w.inlineData, offset, xmit.packet(), at, count);
             return true;
         }
-        return Sgl.gather(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, offset, engine.tx, at,
+        return Sgl.gather(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, offset, xmit.packet(), at,
                 count);
     }
 

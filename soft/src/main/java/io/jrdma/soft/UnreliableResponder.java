@@ -44,7 +44,8 @@ final class UnreliableResponder {
     private static final int IN_WRITE = 2;
 
     private final SoftQp qp;
-    private final Engine engine;
+    private final Counters counters;
+    private final int localIp;
     private final MemorySegment grh = MemorySegment.ofArray(new byte[Grh.LENGTH]);
 
     private int expectedPsn;
@@ -58,7 +59,8 @@ final class UnreliableResponder {
 
     UnreliableResponder(SoftQp qp) {
         this.qp = qp;
-        this.engine = qp.engine;
+        this.counters = qp.context.counters;
+        this.localIp = qp.context.localIp();
     }
 
     void resetPsn(int psn) {
@@ -96,23 +98,23 @@ final class UnreliableResponder {
     private void onDatagram(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength, int srcIp, int ipId,
             int ibLength) {
         if (!qp.recv.acquire()) {
-            engine.counters.increment(Counter.OUT_OF_BUFFER); // no RNR for UD: the datagram is lost
+            counters.increment(Counter.OUT_OF_BUFFER); // no RNR for UD: the datagram is lost
             return;
         }
         RecvWqe w = qp.recv.current();
         if (Grh.LENGTH + (long) payloadLength > w.capacity) {
-            engine.counters.increment(Counter.UD_LEN_DROPPED);
+            counters.increment(Counter.UD_LEN_DROPPED);
             return;
         }
         Grh.writeIpv4(grh, 0, 0, Grh.IPV4_HEADER + Grh.UDP_HEADER + ibLength, ipId, Grh.IPV4_DF, GRH_TTL, srcIp,
-                engine.link.localIp());
+                localIp);
         if (!scatter(w, 0, grh, 0, Grh.LENGTH)
                 || (payloadLength > 0 && !scatter(w, Grh.LENGTH, pkt, payloadOffset, payloadLength))) {
             recvFailed(w, WcStatus.LOC_PROT_ERR, 0);
             return;
         }
         boolean imm = op.hasImm();
-        engine.counters.increment(Counter.RDMA_RECVS);
+        counters.increment(Counter.RDMA_RECVS);
         long wrId = w.wrId;
         qp.recv.retire(); // the RQ slot is free before the CQE is visible, as in rxe
         qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
@@ -125,7 +127,7 @@ final class UnreliableResponder {
     private void onUcPacket(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength) {
         int psn = Bth.psn(pkt, 0);
         if (psn != expectedPsn && !dropping) {
-            engine.counters.increment(Counter.OUT_OF_SEQ_REQUEST);
+            counters.increment(Counter.OUT_OF_SEQ_REQUEST);
             if (inMessage != NONE || !op.isStart()) {
                 drop(); // the message in progress, or the one whose start went missing, is incomplete
             }
@@ -152,7 +154,7 @@ final class UnreliableResponder {
             return;
         }
         if (op.startsReceiveWqe() && !qp.recv.acquire()) {
-            engine.counters.increment(Counter.OUT_OF_BUFFER);
+            counters.increment(Counter.OUT_OF_BUFFER);
             abandon();
             dropping = true;
             return;
@@ -197,7 +199,7 @@ final class UnreliableResponder {
         recvOffset += payloadLength;
         if (op.isEnd()) {
             boolean imm = op.hasImm();
-            engine.counters.increment(Counter.RDMA_RECVS);
+            counters.increment(Counter.RDMA_RECVS);
             long wrId = w.wrId;
             qp.recv.retire();
             qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset,
@@ -242,7 +244,7 @@ final class UnreliableResponder {
             writeMr = null;
             if (op.hasImm()) {
                 long wrId = qp.recv.current().wrId;
-                engine.counters.increment(Counter.RDMA_RECVS);
+                counters.increment(Counter.RDMA_RECVS);
                 qp.recv.retire();
                 qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
                         ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, qp.qpn, qp.destQpn, Bth.solicited(pkt, 0));
@@ -252,7 +254,7 @@ final class UnreliableResponder {
 
     /** Drops the message this packet belongs to (or the one in progress) and every packet up to the next start. */
     private void drop() {
-        engine.counters.increment(Counter.UC_MSG_DROPPED);
+        counters.increment(Counter.UC_MSG_DROPPED);
         abandon();
         dropping = true;
     }

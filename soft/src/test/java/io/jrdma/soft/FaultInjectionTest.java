@@ -369,7 +369,7 @@ class FaultInjectionTest {
     @Test
     void shouldCountNothingAndUseAPlainLinkWithoutFaults() {
         try (FaultPair pair = new FaultPair(A, B, 1 << 16, ACCESS, link(), FaultConfig.NONE, FaultConfig.NONE)) {
-            assertEquals(io.jrdma.soft.link.UdpLink.class, pair.a.ctx.engine.link.getClass());
+            assertEquals(io.jrdma.soft.link.UdpLink.class, pair.a.ctx.link.getClass());
             pair.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
                     .sg(new Sge(pair.a.addr(0), 5000, pair.a.mr.lkey())).remoteAddr(pair.b.addr(0))
                     .rkey(pair.b.mr.rkey()));

@@ -38,7 +38,7 @@ class InvokerWaitTest {
         try (Pair pair = Pair.invoker("127.0.62.1", "127.0.62.2", 1 << 16)) {
             Peer a = pair.a;
             Peer b = pair.b;
-            long tick = a.ctx.engine.link.receiveWaitNs();
+            long tick = a.ctx.link.receiveWaitNs();
             assertTrue(tick > 0 && tick <= TimeUnit.MILLISECONDS.toNanos(100), "a kernel tick: " + tick + " ns");
             CompletionChannel ch = a.ctx.createCompletionChannel();
             CompletionQueue quiet = a.ctx.createCq(4, ch); // nothing completes here: the waiter only sleeps
@@ -108,7 +108,7 @@ class InvokerWaitTest {
                 return wcs[0];
             }
             if (System.nanoTime() > deadline) {
-                fail(what + "\n" + a.ctx.engine.counters);
+                fail(what + "\n" + a.ctx.counters);
             }
         }
     }

@@ -71,7 +71,7 @@ class PacketTraceTest {
     @Test
     void shouldInstallNoTapWhenOffAndKeepTheOptionTapUnderAProgramTap() {
         try (Pair p = Pair.invoker("127.0.38.3", "127.0.38.4", 4096)) {
-            assertNull(p.a.ctx.engine.tap, "tracing and capture off: the engine has no tap");
+            assertNull(p.a.ctx.currentTap(), "tracing and capture off: the engine has no tap");
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
@@ -80,9 +80,9 @@ class PacketTraceTest {
         try (SoftContext ctx = d.open()) {
             PacketTap mine = (transmit, packet, offset, length, srcIp, srcPort, dstIp, dstPort) -> { };
             ctx.tap(mine);
-            assertTrue(ctx.engine.tap != null && ctx.engine.tap != mine, "the program's tap joins the trace tap");
+            assertTrue(ctx.currentTap() != null && ctx.currentTap() != mine, "the program's tap joins the trace tap");
             ctx.tap(null);
-            assertTrue(ctx.engine.tap != null, "clearing the program's tap keeps tracing");
+            assertTrue(ctx.currentTap() != null, "clearing the program's tap keeps tracing");
         }
     }
 

@@ -68,7 +68,7 @@ class ReceiveAfterIdleTest {
                     sent.add(c);
                 }
             }
-            assertEquals(2, sent.size(), "both SENDs completed at a\n" + a.ctx.engine.counters);
+            assertEquals(2, sent.size(), "both SENDs completed at a\n" + a.ctx.counters);
             for (int i = 0; i < 2; i++) {
                 assertEquals(WcStatus.SUCCESS, sent.get(i).status());
                 assertEquals(i, sent.get(i).wrId());

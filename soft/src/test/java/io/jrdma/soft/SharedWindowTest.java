@@ -56,7 +56,7 @@ class SharedWindowTest {
                 // then 150 more QPs have work, posted while another thread holds the engine (so no pass runs in
                 // between): at the next pass the first QP's share falls below what it has in flight. Their SENDs
                 // find no receive (RNR, retried forever), so they stay senders and the share stays small.
-                postHeld(p.a.ctx.engine, () -> {
+                postHeld(p.a.ctx, () -> {
                     for (int i = 0; i < OTHERS; i++) {
                         mine.get(i).postSend(new SendWr().wrId(100 + i).opcode(WrOpcode.SEND)
                                 .sendFlags(SendFlags.SIGNALED).sg(new Sge(p.a.addr(BIG + 8L * i), 8, p.a.mr.lkey())));
@@ -92,19 +92,19 @@ class SharedWindowTest {
         }
     }
 
-    /** Runs {@code posts} on this thread while another holds {@code engine}'s lock, so no doorbell runs a pass. */
-    private static void postHeld(Engine engine, Runnable posts) {
+    /** Runs {@code posts} on this thread while another holds the device lock, so no doorbell runs a pass. */
+    private static void postHeld(SoftContext ctx, Runnable posts) {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = Thread.ofPlatform().start(() -> {
-            engine.lock.lock();
+            ctx.lock.lock();
             try {
                 held.countDown();
                 release.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
-                engine.lock.unlock();
+                ctx.lock.unlock();
             }
         });
         try {

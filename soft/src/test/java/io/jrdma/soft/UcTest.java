@@ -236,7 +236,7 @@ class UcTest {
             y.connectUc(x, Mtu.MTU_1024, 0x100, Access.REMOTE_WRITE);
             int victim = Opcode.send(Transport.UC, io.jrdma.wire.Position.valueOf(lost.name()), false, false).code();
             AtomicInteger lostCount = new AtomicInteger();
-            x.ctx.engine.dropTx = p -> Bth.opcode(p, 0) == victim && lostCount.getAndIncrement() == 0;
+            x.ctx.transmitter.dropHook(p -> Bth.opcode(p, 0) == victim && lostCount.getAndIncrement() == 0);
             y.qp.postRecv(new RecvWr().wrId(41).sg(y.sge(0, 8192)));
             y.qp.postRecv(new RecvWr().wrId(42).sg(y.sge(8192, 8192)));
             fillPattern(x.buf.asSlice(0, 3000), 1);
@@ -280,8 +280,8 @@ class UcTest {
             x.connectUc(y, Mtu.MTU_1024, 0, Access.REMOTE_WRITE);
             y.connectUc(x, Mtu.MTU_1024, 0, Access.REMOTE_WRITE);
             AtomicInteger middles = new AtomicInteger();
-            x.ctx.engine.dropTx = p -> Bth.opcode(p, 0) == Opcode.UC_RDMA_WRITE_MIDDLE.code()
-                    && middles.getAndIncrement() == 0;
+            x.ctx.transmitter.dropHook(p -> Bth.opcode(p, 0) == Opcode.UC_RDMA_WRITE_MIDDLE.code()
+                    && middles.getAndIncrement() == 0);
             y.qp.postRecv(new RecvWr().wrId(5).sg(y.sge(0, 16)));
             fillPattern(x.buf.asSlice(0, 3000), 3);
             SendWr w = new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(9)

@@ -554,7 +554,7 @@ class UdTest {
     void shouldUseRxesUdpSourcePortForAUdQp() {
         // rxe_qp_init_req: 0xC000 + hash_32(qpn, 14); ibv_ud_pingpong's QPN 0x1a left port 0xfb97 in the capture
         assertEquals(0xFB97, UdpLink.qpSourcePort(0x1A));
-        assertEquals(UdpLink.qpSourcePort(a.qp.qpNum()), a.ctx.engine.link.openSourcePort(
+        assertEquals(UdpLink.qpSourcePort(a.qp.qpNum()), a.ctx.link.openSourcePort(
                 UdpLink.qpSourcePort(a.qp.qpNum())), "the QP's port is open on the link");
     }
 }
