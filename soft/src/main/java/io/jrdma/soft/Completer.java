@@ -168,8 +168,8 @@ final class Completer {
             counters.increment(Counter.RCVD_DROPPED);
             return;
         }
-        if (payloadLength > 0 && !Sgl.scatter(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
-                offset, pkt, payloadOffset, payloadLength)) {
+        if (payloadLength > 0
+                && !w.sges.scatter(qp.context.mrs, qp.pd, offset, pkt, payloadOffset, payloadLength)) {
             failHead(WcStatus.LOC_PROT_ERR);
             return;
         }
@@ -208,8 +208,7 @@ final class Completer {
             return;
         }
         atomicResult.set(ValueLayout.JAVA_LONG, 0, AtomicAckEth.origData(pkt, op.atomicAckEthOffset()));
-        if (!Sgl.scatter(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, 0, atomicResult, 0,
-                8)) {
+        if (!w.sges.scatter(qp.context.mrs, qp.pd, 0, atomicResult, 0, 8)) {
             failHead(WcStatus.LOC_PROT_ERR);
             return;
         }

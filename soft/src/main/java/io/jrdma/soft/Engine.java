@@ -68,6 +68,10 @@ final class Engine implements AutoCloseable {
         this.idle = idle;
     }
 
+    IdleStrategy idleStrategy() {
+        return idle;
+    }
+
     boolean invoker() {
         return threading == Threading.INVOKER;
     }

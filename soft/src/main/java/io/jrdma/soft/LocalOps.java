@@ -71,19 +71,7 @@ final class LocalOps {
 
     /** rxe_do_bind_mw: the consumer's key byte, the range, the rights, the region and (type 2) the QP. */
     private static void bind(SoftQp qp, SendWqe w, SoftMw mw) {
-        mw.unbind();
-        mw.key = (mw.key & ~0xFF) | (w.bindRkey & 0xFF);
-        mw.state = SoftMw.VALID;
-        mw.access = w.bindAccess;
-        mw.addr = w.bindAddr;
-        mw.length = w.bindLength;
-        if (w.bindLength != 0) {
-            mw.mr = w.bindMr;
-            mw.mr.boundWindows++;
-        }
-        if (mw.type == MwType.TYPE_2) {
-            mw.qp = qp;
-        }
+        mw.bind(w.bindRkey, w.bindMr, w.bindAddr, w.bindLength, w.bindAccess, qp);
     }
 
     /**
@@ -96,8 +84,7 @@ final class LocalOps {
         if (mw == null || mw.type != MwType.TYPE_2 || mw.state != SoftMw.VALID || mw.pd != qp.pd) {
             return false;
         }
-        mw.unbind();
-        mw.state = SoftMw.FREE;
+        mw.invalidate();
         return true;
     }
 
@@ -116,7 +103,7 @@ final class LocalOps {
             boolean complete = status != WcStatus.SUCCESS || h.signaled || qp.sqSigAll;
             long wrId = h.wrId;
             WcOpcode op = h.opcode.completionOpcode();
-            qp.sqConsumer = qp.sqConsumer + 1; // the slot is free before the CQE is visible, as in rxe
+            qp.freeOldestSend(); // the slot is free before the CQE is visible, as in rxe
             if (complete) {
                 qp.sendCq.push(wrId, status, op, 0, 0, 0, qp.qpn, 0, false);
             }

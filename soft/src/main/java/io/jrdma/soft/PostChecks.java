@@ -85,34 +85,11 @@ final class PostChecks {
                         + " outstanding)");
             }
             SendWqe w = qp.sqAt(p);
-            w.ah = ah;
-            w.remoteQpn = wr.remoteQpn();
-            w.remoteQkey = wr.remoteQkey();
-            w.wrId = wr.wrId();
-            w.opcode = op;
-            w.flags = wr.sendFlags();
-            w.signaled = (w.flags & SendFlags.SIGNALED) != 0;
-            w.inline = inline;
-            w.length = total;
-            w.immData = wr.immData();
-            w.invalidateRkey = wr.invalidateRkey();
-            w.remoteAddr = wr.remoteAddr();
-            w.rkey = wr.rkey();
-            w.compareAdd = wr.compareAdd();
-            w.swap = wr.swap();
-            w.started = false;
-            w.readPacketsDone = 0;
-            w.localStatus = null;
-            w.mw = null;
-            w.bindMr = null;
             if (inline) {
                 copyInline(qp, w, sg, n, index);
-                w.numSge = 0;
-            } else {
-                w.numSge = n;
-                copyList(sg, n, w.sgeAddr, w.sgeLength, w.sgeLkey);
             }
-            qp.sqProducer = p + 1; // publish (volatile write)
+            w.fill(wr, op, inline, total, ah);
+            qp.publishSend(p + 1);
         }
     }
 
@@ -241,12 +218,8 @@ final class PostChecks {
                 throw bad(index, Errno.ENOMEM, "receive queue of QP " + qp.qpn + " is full (" + qp.cap.maxRecvWr()
                         + " outstanding)");
             }
-            RecvWqe w = qp.rqAt(p);
-            w.wrId = wr.wrId();
-            w.numSge = n;
-            w.capacity = total;
-            copyList(sg, n, w.sgeAddr, w.sgeLength, w.sgeLkey);
-            qp.rqProducer = p + 1;
+            qp.rqAt(p).fill(wr, total);
+            qp.publishRecv(p + 1);
         }
     }
 
@@ -272,12 +245,8 @@ final class PostChecks {
             if (p - srq.consumer >= srq.maxWr) {
                 throw bad(index, Errno.ENOMEM, "shared receive queue is full (" + srq.maxWr + " outstanding)");
             }
-            RecvWqe w = srq.at(p);
-            w.wrId = wr.wrId();
-            w.numSge = n;
-            w.capacity = total;
-            copyList(sg, n, w.sgeAddr, w.sgeLength, w.sgeLkey);
-            srq.producer = p + 1; // publish (volatile write)
+            srq.at(p).fill(wr, total);
+            srq.publish(p + 1);
         }
     }
 
@@ -287,14 +256,6 @@ final class PostChecks {
         }
         if (n > 0 && (sg == null || sg.length < n)) {
             throw bad(index, Errno.EINVAL, "sg_list holds fewer than num_sge (" + n + ") entries");
-        }
-    }
-
-    private static void copyList(Sge[] sg, int n, long[] addr, int[] length, int[] lkey) {
-        for (int i = 0; i < n; i++) {
-            addr[i] = sg[i].addr();
-            length[i] = sg[i].length();
-            lkey[i] = sg[i].lkey();
         }
     }
 
@@ -322,29 +283,13 @@ final class PostChecks {
             mr = bindRegion(qp, info, index);
         }
         SendWqe w = nextSlot(qp, index);
-        w.wrId = wr.wrId();
-        w.opcode = op;
-        w.flags = wr.sendFlags();
-        w.signaled = (w.flags & SendFlags.SIGNALED) != 0;
-        w.inline = false;
-        w.numSge = 0;
-        w.length = 0;
-        w.immData = 0;
-        w.invalidateRkey = wr.invalidateRkey();
-        w.mw = mw;
-        w.bindMr = mr;
-        if (mw != null) {
-            MwBindInfo info = wr.bindInfo();
-            w.bindAddr = info.addr();
-            w.bindLength = info.length();
-            w.bindAccess = info.mwAccessFlags();
-            w.bindRkey = wr.bindRkey();
+        if (mw == null) {
+            w.fillLocalInvalidate(wr.wrId(), wr.sendFlags(), wr.invalidateRkey());
+        } else {
+            w.fillBind(wr.wrId(), wr.sendFlags(), mw, mr, wr.bindInfo(), wr.bindRkey());
             mw.userKey((mw.rkey() & ~0xFF) | (wr.bindRkey() & 0xFF)); // the key the window has once this runs
         }
-        w.started = false;
-        w.readPacketsDone = 0;
-        w.localStatus = null;
-        qp.sqProducer = qp.sqProducer + 1; // publish (volatile write)
+        qp.publishSend(qp.sqProducer + 1);
     }
 
     /**
@@ -377,27 +322,9 @@ final class PostChecks {
                     + " belongs to another protection domain than the window");
         }
         int rkey = SendWr.incRkey(mw.rkey());
-        SendWqe w = nextSlot(qp, -1);
-        w.wrId = bind.wrId();
-        w.opcode = WrOpcode.BIND_MW;
-        w.flags = bind.sendFlags();
-        w.signaled = (w.flags & SendFlags.SIGNALED) != 0;
-        w.inline = false;
-        w.numSge = 0;
-        w.length = 0;
-        w.immData = 0;
-        w.invalidateRkey = 0;
-        w.mw = mw;
-        w.bindMr = mr;
-        w.bindAddr = info.addr();
-        w.bindLength = info.length();
-        w.bindAccess = info.mwAccessFlags();
-        w.bindRkey = rkey;
-        w.started = false;
-        w.readPacketsDone = 0;
-        w.localStatus = null;
+        nextSlot(qp, -1).fillBind(bind.wrId(), bind.sendFlags(), mw, mr, info, rkey);
         mw.userKey(rkey); // as libibverbs: ibv_mw.rkey is the new key from now on
-        qp.sqProducer = qp.sqProducer + 1; // publish (volatile write)
+        qp.publishSend(qp.sqProducer + 1);
         return rkey;
     }
 

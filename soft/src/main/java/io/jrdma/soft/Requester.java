@@ -323,16 +323,15 @@ final class Requester {
             Ieth.setRkey(tx, op.iethOffset(), w.invalidateRkey);
         }
         int hdr = op.headerLength();
-        if (payload > 0 && !w.inline && xmit.byReference() && Sgl.reference(qp.context.mrs, qp.pd, w.sgeAddr,
-                w.sgeLength, w.sgeLkey, w.numSge, offset, payload, xmit)) {
+        if (payload > 0 && !w.inline && xmit.byReference()
+                && w.sges.reference(qp.context.mrs, qp.pd, offset, payload, xmit)) {
             xmit.sendByReference(qp, hdr, payload, pad); // the kernel gathers the payload from the MRs
             return true;
         }
         if (payload > 0) {
             if (w.inline) {
                 MemorySegment.copy(w.inlineData, offset, tx, hdr, payload);
-            } else if (!Sgl.gather(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, offset, tx,
-                    hdr, payload)) {
+            } else if (!w.sges.gather(qp.context.mrs, qp.pd, offset, tx, hdr, payload)) {
                 qp.completer.failHead(WcStatus.LOC_PROT_ERR);
                 return false;
             }

@@ -200,8 +200,8 @@ final class Responder {
             fatal(NakCode.INVALID_REQUEST, psn, WcStatus.LOC_LEN_ERR);
             return;
         }
-        if (payloadLength > 0 && !Sgl.scatter(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
-                recvOffset, pkt, payloadOffset, payloadLength)) {
+        if (payloadLength > 0
+                && !w.sges.scatter(qp.context.mrs, qp.pd, recvOffset, pkt, payloadOffset, payloadLength)) {
             fatal(NakCode.REMOTE_OPERATIONAL_ERROR, psn, WcStatus.LOC_PROT_ERR);
             return;
         }

@@ -1,5 +1,8 @@
 package io.jrdma.soft;
 
+import io.jrdma.verbs.MwBindInfo;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
@@ -14,10 +17,7 @@ final class SendWqe {
     WrOpcode opcode;
     int flags;
     boolean signaled;
-    int numSge;
-    final long[] sgeAddr;
-    final int[] sgeLength;
-    final int[] sgeLkey;
+    final SgeList sges;
     boolean inline;
     final MemorySegment inlineData; // this slot's share of the QP's inline area
     long length;
@@ -47,10 +47,64 @@ final class SendWqe {
     int readChunk;        // READ: response packets per READ request; requests start at multiples of it
 
     SendWqe(int maxSge, MemorySegment inlineData) {
-        sgeAddr = new long[maxSge];
-        sgeLength = new int[maxSge];
-        sgeLkey = new int[maxSge];
+        sges = new SgeList(maxSge);
         this.inlineData = inlineData;
+    }
+
+    /**
+     * Copies a checked data-moving work request (SEND, WRITE, READ, atomics) into this slot: its list, unless the
+     * payload was copied inline into {@link #inlineData}, and its {@code total} length; {@code ah} for UD.
+     */
+    void fill(SendWr wr, WrOpcode op, boolean inline, long total, SoftAh ah) {
+        header(wr.wrId(), op, wr.sendFlags(), inline, total, wr.immData(), wr.invalidateRkey());
+        this.ah = ah;
+        remoteQpn = wr.remoteQpn();
+        remoteQkey = wr.remoteQkey();
+        remoteAddr = wr.remoteAddr();
+        rkey = wr.rkey();
+        compareAdd = wr.compareAdd();
+        swap = wr.swap();
+        mw = null;
+        bindMr = null;
+        if (inline) {
+            sges.clear();
+        } else {
+            sges.copyOf(wr.sgList(), wr.numSge());
+        }
+    }
+
+    /** Copies a LOCAL_INV work request (of {@code invalidateRkey}) into this slot. */
+    void fillLocalInvalidate(long wrId, int flags, int invalidateRkey) {
+        header(wrId, WrOpcode.LOCAL_INV, flags, false, 0, 0, invalidateRkey);
+        mw = null;
+        bindMr = null;
+        sges.clear();
+    }
+
+    /** Copies a bind of {@code mw} to {@code mr} (null: an unbind) into this slot: ibv_bind_mw or a BIND_MW WR. */
+    void fillBind(long wrId, int flags, SoftMw mw, SoftMr mr, MwBindInfo info, int newRkey) {
+        header(wrId, WrOpcode.BIND_MW, flags, false, 0, 0, 0);
+        this.mw = mw;
+        bindMr = mr;
+        bindAddr = info.addr();
+        bindLength = info.length();
+        bindAccess = info.mwAccessFlags();
+        bindRkey = newRkey;
+        sges.clear();
+    }
+
+    private void header(long wrId, WrOpcode op, int flags, boolean inline, long total, int imm, int invRkey) {
+        this.wrId = wrId;
+        this.opcode = op;
+        this.flags = flags;
+        this.signaled = (flags & SendFlags.SIGNALED) != 0;
+        this.inline = inline;
+        this.length = total;
+        this.immData = imm;
+        this.invalidateRkey = invRkey;
+        this.started = false;
+        this.readPacketsDone = 0;
+        this.localStatus = null;
     }
 
     int lastPsn() {

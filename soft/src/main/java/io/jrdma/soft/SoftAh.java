@@ -45,4 +45,9 @@ final class SoftAh implements AddressHandle {
     public String toString() {
         return "AH[" + attr.dgid().toCompactString() + "]";
     }
+
+    /** Destroyed (control path, device lock held): every later use of it fails. */
+    void markClosed() {
+        closed = true;
+    }
 }

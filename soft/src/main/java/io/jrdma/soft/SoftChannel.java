@@ -14,7 +14,7 @@ final class SoftChannel implements CompletionChannel {
 
     final SoftContext context;
     private final ArrayBlockingQueue<SoftCq> events = new ArrayBlockingQueue<>(SoftLimits.MAX_CQ);
-    int users; // CQs; guarded by the context's control lock
+    final UseCount users = new UseCount();
     boolean closed;
 
     SoftChannel(SoftContext context) {
@@ -58,5 +58,10 @@ final class SoftChannel implements CompletionChannel {
     @Override
     public void close() {
         context.destroyChannel(this);
+    }
+
+    /** Destroyed (control path, device lock held): every later use of it fails. */
+    void markClosed() {
+        closed = true;
     }
 }

@@ -88,6 +88,11 @@ public final class SoftContext implements Context {
         engine.start(name);
     }
 
+    /** The dedicated engine thread's idle strategy. */
+    IdleStrategy idleStrategy() {
+        return engine.idleStrategy();
+    }
+
     /** Whether the callers' threads drive the engine ({@link Threading#INVOKER}). */
     boolean invoker() {
         return engine.invoker();
@@ -225,11 +230,11 @@ public final class SoftContext implements Context {
             if (pd.closed) {
                 return;
             }
-            if (pd.users > 0) {
-                throw new VerbsException(Errno.EBUSY, "protection domain still has " + pd.users
+            if (pd.users.count() > 0) {
+                throw new VerbsException(Errno.EBUSY, "protection domain still has " + pd.users.count()
                         + " memory region(s), window(s), QP(s), SRQ(s) or address handle(s)");
             }
-            pd.closed = true;
+            pd.markClosed();
             pds.remove(pd);
         } finally {
             lock.unlock();
@@ -249,7 +254,7 @@ public final class SoftContext implements Context {
             }
             SoftMr mr = new SoftMr(pd, segment, key, access);
             mrs.put(mr);
-            pd.users++;
+            pd.users.retain();
             return mr;
         } finally {
             lock.unlock();
@@ -262,14 +267,14 @@ public final class SoftContext implements Context {
             if (!mr.valid()) {
                 return;
             }
-            if (mr.boundWindows > 0) {
+            if (mr.boundWindows() > 0) {
                 // rxe_dereg_mr (IBA 10.6.7.2.6): a region with bound windows cannot be deregistered
-                throw new VerbsException(Errno.EINVAL, "memory region " + mr + " still has " + mr.boundWindows
+                throw new VerbsException(Errno.EINVAL, "memory region " + mr + " still has " + mr.boundWindows()
                         + " memory window(s) bound to it; unbind, invalidate or deallocate them first");
             }
             mr.invalidate();
             mrs.remove(mr);
-            mr.pd.users--;
+            mr.pd.users.release();
         } finally {
             lock.unlock();
         }
@@ -288,7 +293,7 @@ public final class SoftContext implements Context {
             }
             SoftMw mw = new SoftMw(pd, type, key);
             mrs.put(mw);
-            pd.users++;
+            pd.users.retain();
             return mw;
         } finally {
             lock.unlock();
@@ -302,11 +307,10 @@ public final class SoftContext implements Context {
             if (mw.closed) {
                 return;
             }
-            mw.closed = true;
-            mw.state = SoftMw.INVALID;
+            mw.markClosed();
             mw.unbind();
             mrs.remove(mw);
-            mw.pd.users--;
+            mw.pd.users.release();
         } finally {
             lock.unlock();
         }
@@ -331,10 +335,10 @@ public final class SoftContext implements Context {
             if (ch.closed) {
                 return;
             }
-            if (ch.users > 0) {
-                throw new VerbsException(Errno.EBUSY, "completion channel still has " + ch.users + " CQ(s)");
+            if (ch.users.count() > 0) {
+                throw new VerbsException(Errno.EBUSY, "completion channel still has " + ch.users.count() + " CQ(s)");
             }
-            ch.closed = true;
+            ch.markClosed();
             channels.remove(ch);
         } finally {
             lock.unlock();
@@ -361,7 +365,7 @@ public final class SoftContext implements Context {
             }
             SoftCq cq = new SoftCq(this, cqe, ch);
             if (ch != null) {
-                ch.users++;
+                ch.users.retain();
             }
             cqs.add(cq);
             return cq;
@@ -376,13 +380,14 @@ public final class SoftContext implements Context {
             if (cq.closed) {
                 return;
             }
-            if (cq.users > 0) {
-                throw new VerbsException(Errno.EBUSY, "completion queue is still used by " + cq.users + " QP(s)");
+            if (cq.users.count() > 0) {
+                throw new VerbsException(Errno.EBUSY, "completion queue is still used by " + cq.users.count()
+                        + " QP(s)");
             }
-            cq.closed = true;
+            cq.markClosed();
             cqs.remove(cq);
             if (cq.channel != null) {
-                cq.channel.users--;
+                cq.channel.users.release();
             }
         } finally {
             lock.unlock();
@@ -413,13 +418,12 @@ public final class SoftContext implements Context {
             nextQpSlot = (nextQpSlot + 1) % SoftLimits.MAX_QP;
             Arena arena = Arena.ofShared();
             SoftQp qp = new SoftQp(this, pd, qpn, attr, arena);
-            qp.arena = arena;
             qpCount++;
-            pd.users++;
-            qp.sendCq.users++;
-            qp.recvCq.users++;
+            pd.users.retain();
+            qp.sendCq.users.retain();
+            qp.recvCq.users.retain();
             if (srq != null) {
-                srq.users++;
+                srq.users.retain();
             }
             qps.add(qp);
             return qp;
@@ -458,7 +462,7 @@ public final class SoftContext implements Context {
                 throw new VerbsException(Errno.EINVAL, "protection domain is deallocated");
             }
             SoftAh ah = new SoftAh(pd, attr);
-            pd.users++;
+            pd.users.retain();
             return ah;
         } finally {
             lock.unlock();
@@ -471,8 +475,8 @@ public final class SoftContext implements Context {
             if (ah.closed) {
                 return;
             }
-            ah.closed = true;
-            ah.pd.users--;
+            ah.markClosed();
+            ah.pd.users.release();
         } finally {
             lock.unlock();
         }
@@ -484,14 +488,14 @@ public final class SoftContext implements Context {
             if (qp.closed) {
                 return;
             }
-            qp.closed = true;
+            qp.markClosed();
             qps.remove(qp);
             qpCount--;
-            qp.pd.users--;
-            qp.sendCq.users--;
-            qp.recvCq.users--;
+            qp.pd.users.release();
+            qp.sendCq.users.release();
+            qp.recvCq.users.release();
             if (qp.srq != null) {
-                qp.srq.users--;
+                qp.srq.users.release();
             }
             qp.arena.close();
         } finally {
@@ -543,7 +547,7 @@ public final class SoftContext implements Context {
             }
             SoftSrq srq = new SoftSrq(this, pd, attr.maxWr(), Math.max(1, attr.maxSge()), attr.srqLimit());
             srqCount++;
-            pd.users++;
+            pd.users.retain();
             return srq;
         } finally {
             lock.unlock();
@@ -556,13 +560,13 @@ public final class SoftContext implements Context {
             if (srq.closed) {
                 return;
             }
-            if (srq.users > 0) {
-                throw new VerbsException(Errno.EBUSY, "shared receive queue is still used by " + srq.users
+            if (srq.users.count() > 0) {
+                throw new VerbsException(Errno.EBUSY, "shared receive queue is still used by " + srq.users.count()
                         + " QP(s)");
             }
-            srq.closed = true;
+            srq.markClosed();
             srqCount--;
-            srq.pd.users--;
+            srq.pd.users.release();
         } finally {
             lock.unlock();
         }

@@ -34,7 +34,7 @@ final class SoftCq implements CompletionQueue {
     private volatile boolean overrun;
     final AtomicInteger eventsRaised = new AtomicInteger();
     private final AtomicInteger eventsAcked = new AtomicInteger();
-    int users; // QPs; guarded by the context's control lock
+    final UseCount users = new UseCount();
     boolean closed;
 
     SoftCq(SoftContext context, int cqe, SoftChannel channel) {
@@ -134,5 +134,10 @@ final class SoftCq implements CompletionQueue {
     @Override
     public void close() {
         context.destroyCq(this);
+    }
+
+    /** Destroyed (control path, device lock held): every later use of it fails. */
+    void markClosed() {
+        closed = true;
     }
 }

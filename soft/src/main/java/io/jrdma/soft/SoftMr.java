@@ -15,7 +15,22 @@ final class SoftMr implements MemoryRegion {
     final int key;
     final int access;
     private volatile boolean valid = true;
-    int boundWindows; // memory windows bound to this region (rxe num_mw); engine lock held
+    private int boundWindows; // memory windows bound to this region (rxe num_mw); engine lock held
+
+    /** A window was bound to this region (engine lock held). */
+    void windowBound() {
+        boundWindows++;
+    }
+
+    /** A window bound to this region was unbound (engine lock held). */
+    void windowUnbound() {
+        boundWindows--;
+    }
+
+    /** Windows bound to this region now (rxe num_mw): it cannot be deregistered while any is. */
+    int boundWindows() {
+        return boundWindows;
+    }
 
     private java.nio.ByteBuffer buffer;
     private boolean noBuffer;

@@ -69,10 +69,42 @@ final class SoftMw implements MemoryWindow {
         return len >= 0 && off >= 0 && off <= length && len <= length - off;
     }
 
+    /** Deallocated (control path, device lock held): no key of it works again. */
+    void markClosed() {
+        closed = true;
+        state = INVALID;
+    }
+
+    /**
+     * rxe_do_bind_mw: binds the window to {@code [addr, addr + length)} of {@code region} (none for a zero-length
+     * unbind) with the consumer's key byte and rights; a type 2 window only for {@code boundBy} (engine lock held).
+     */
+    void bind(int keyByte, SoftMr region, long addr, long length, int access, SoftQp boundBy) {
+        unbind();
+        key = (key & ~0xFF) | (keyByte & 0xFF);
+        state = VALID;
+        this.access = access;
+        this.addr = addr;
+        this.length = length;
+        if (length != 0) {
+            mr = region;
+            region.windowBound();
+        }
+        if (type == MwType.TYPE_2) {
+            qp = boundBy;
+        }
+    }
+
+    /** Invalidated (LOCAL_INV, SEND with Invalidate): unbound and FREE until bound again (engine lock held). */
+    void invalidate() {
+        unbind();
+        state = FREE;
+    }
+
     /** Detaches the window from its region and QP (engine lock held). */
     void unbind() {
         if (mr != null) {
-            mr.boundWindows--;
+            mr.windowUnbound();
             mr = null;
         }
         qp = null;

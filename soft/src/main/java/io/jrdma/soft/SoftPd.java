@@ -24,7 +24,7 @@ final class SoftPd implements ProtectionDomain {
 
     final SoftContext context;
     final int handle;
-    int users; // MRs, MWs, QPs and AHs; guarded by the context's control lock
+    final UseCount users = new UseCount();
     boolean closed;
 
     SoftPd(SoftContext context, int handle) {
@@ -88,5 +88,10 @@ final class SoftPd implements ProtectionDomain {
     @Override
     public void close() {
         context.deallocPd(this);
+    }
+
+    /** Destroyed (control path, device lock held): every later use of it fails. */
+    void markClosed() {
+        closed = true;
     }
 }

@@ -93,10 +93,11 @@ final class SoftQp implements QueuePair {
     boolean sqDrainNotify;   // in SQD, entered with en_sqd_async_notify: raise SQ_DRAINED once drained
     boolean lastWqePending;  // on an SRQ, in ERR: raise QP_LAST_WQE_REACHED after the flush
     boolean closed;
-    Arena arena;
+    final Arena arena; // the QP's native memory (inline data), freed when it is destroyed
 
     SoftQp(SoftContext context, SoftPd pd, int qpn, QpInitAttr attr, Arena arena) {
         this.context = context;
+        this.arena = arena;
         this.engine = context.engine;
         this.pd = pd;
         this.qpn = qpn;
@@ -497,6 +498,26 @@ final class SoftQp implements QueuePair {
 
     // ------------------------------------------------------------------------------------------------- engine side
 
+    /** Publishes the send WQEs posted up to {@code producer} (posting thread: a volatile write). */
+    void publishSend(long producer) {
+        sqProducer = producer;
+    }
+
+    /** Publishes the receive WQEs posted up to {@code producer} (posting thread: a volatile write). */
+    void publishRecv(long producer) {
+        rqProducer = producer;
+    }
+
+    /** Frees the oldest send slot; done before its completion is visible, as rxe's do_complete (engine). */
+    void freeOldestSend() {
+        sqConsumer = sqConsumer + 1;
+    }
+
+    /** Frees the oldest receive slot (engine). */
+    void freeOldestRecv() {
+        rqConsumer = rqConsumer + 1;
+    }
+
     SendWqe sqAt(long index) {
         return sq[(int) index & sqMask];
     }
@@ -517,7 +538,7 @@ final class SoftQp implements QueuePair {
         boolean local = w.localStatus != null;
         // as rxe's do_complete: free the slot before the CQE is visible, so a poller that sees the completion can post
         // into the slot at once (the WQE's fields are read above: the slot may be reused from here on)
-        sqConsumer = sqConsumer + 1;
+        freeOldestSend();
         if (complete) {
             sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false);
         }
@@ -585,5 +606,10 @@ final class SoftQp implements QueuePair {
     @Override
     public String toString() {
         return "QP[" + qpn + " " + type + " " + state + "]";
+    }
+
+    /** Destroyed (control path, device lock held): every later use of it fails. */
+    void markClosed() {
+        closed = true;
     }
 }

@@ -47,7 +47,7 @@ final class SoftSrq implements SharedReceiveQueue {
     volatile long consumer;
 
     private int limit;         // 0 = disarmed; guarded by the engine lock
-    int users;                 // QPs attached; guarded by the engine lock
+    final UseCount users = new UseCount();
     volatile boolean closed;
     @SuppressWarnings("unused") // accessed through POST_LOCK
     private volatile int postLock;
@@ -110,6 +110,11 @@ final class SoftSrq implements SharedReceiveQueue {
         POST_LOCK.setRelease(this, 0);
     }
 
+    /** Publishes the WQEs posted up to {@code producer} (a poster holding the post lock: a volatile write). */
+    void publish(long producer) {
+        this.producer = producer;
+    }
+
     // ------------------------------------------------------------------------------------------------- engine side
 
     /**
@@ -122,14 +127,7 @@ final class SoftSrq implements SharedReceiveQueue {
         if (c == p) {
             return false;
         }
-        RecvWqe w = at(c);
-        int n = w.numSge;
-        into.wrId = w.wrId;
-        into.numSge = n;
-        into.capacity = w.capacity;
-        System.arraycopy(w.sgeAddr, 0, into.sgeAddr, 0, n);
-        System.arraycopy(w.sgeLength, 0, into.sgeLength, 0, n);
-        System.arraycopy(w.sgeLkey, 0, into.sgeLkey, 0, n);
+        into.copyOf(at(c));
         consumer = c + 1;
         if (limit != 0 && p - (c + 1) < limit) {
             limit = 0;
@@ -211,12 +209,7 @@ final class SoftSrq implements SharedReceiveQueue {
             for (long i = consumer; i != producer; i++) {
                 RecvWqe from = at(i);
                 RecvWqe to = next[(int) i & nextMask];
-                to.wrId = from.wrId;
-                to.numSge = from.numSge;
-                to.capacity = from.capacity;
-                System.arraycopy(from.sgeAddr, 0, to.sgeAddr, 0, from.numSge);
-                System.arraycopy(from.sgeLength, 0, to.sgeLength, 0, from.numSge);
-                System.arraycopy(from.sgeLkey, 0, to.sgeLkey, 0, from.numSge);
+                to.copyOf(from);
             }
             ring = next;
             mask = nextMask;
@@ -245,5 +238,10 @@ final class SoftSrq implements SharedReceiveQueue {
     @Override
     public String toString() {
         return "SRQ[max_wr=" + maxWr + " max_sge=" + maxSge + " posted=" + (producer - consumer) + "]";
+    }
+
+    /** Destroyed (control path, device lock held): every later use of it fails. */
+    void markClosed() {
+        closed = true;
     }
 }

@@ -164,8 +164,7 @@ final class UnreliableRequester {
             MemorySegment.copy(w.inlineData, offset, xmit.packet(), at, count);
             return true;
         }
-        return Sgl.gather(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, offset, xmit.packet(), at,
-                count);
+        return w.sges.gather(qp.context.mrs, qp.pd, offset, xmit.packet(), at, count);
     }
 
     private static void pad(MemorySegment tx, int at, int pad) {

@@ -270,8 +270,7 @@ final class UnreliableResponder {
     }
 
     private boolean scatter(RecvWqe w, long msgOffset, MemorySegment src, long srcOffset, int count) {
-        return Sgl.scatter(qp.context.mrs, qp.pd, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, msgOffset, src,
-                srcOffset, count);
+        return w.sges.scatter(qp.context.mrs, qp.pd, msgOffset, src, srcOffset, count);
     }
 
     /**
