@@ -1,6 +1,6 @@
 package io.jrdma.soft;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -46,12 +46,12 @@ final class Engine implements AutoCloseable {
     private static final int RX_WAIT = 2;
 
     final ReentrantLock lock = new ReentrantLock();
-    final UdpLink link;
+    final Link link;
     final Counters counters = new Counters();
     /** Where the requester and responder build the next packet: a slot of {@link #slots}. */
     MemorySegment tx;
     private ByteBuffer txBuffer;
-    // one receive buffer per datagram of a batch (UdpLink.receiveBatch), with views at the packets of a GRO run
+    // one receive buffer per datagram of a batch (Link.receiveBatch), with views at the packets of a GRO run
     private final ByteBuffer[] rxBuffers;
     private final MemorySegment[] rxSegments;
     private final RxViews[] rxViews;
@@ -111,7 +111,7 @@ final class Engine implements AutoCloseable {
     /** An invoker-mode thread is in, or about to enter, a receive that waits (see {@link #progressOrWait}). */
     private volatile boolean waitingInReceive;
 
-    Engine(UdpLink link, NanoClock clock, Threading threading, PacketTap tap) {
+    Engine(Link link, NanoClock clock, Threading threading, PacketTap tap) {
         this.link = link;
         this.clock = clock;
         this.threading = threading;
@@ -129,16 +129,16 @@ final class Engine implements AutoCloseable {
             slotAddresses[i] = slotSegments[i].address();
         }
         batchLengths = new int[maxSegments];
-        int iov = maxSegments > 1 ? UdpLink.maxPieces() : 1;
+        int iov = maxSegments > 1 ? Link.maxPieces() : 1;
         iovAddresses = new long[iov];
         iovLengths = new int[iov];
         txBuffer = slotBuffers[0];
         tx = slotSegments[0];
-        ByteBuffer rxArea = ByteBuffer.allocateDirect(UdpLink.RX_BATCH * RX_BYTES);
-        rxBuffers = new ByteBuffer[UdpLink.RX_BATCH];
-        rxSegments = new MemorySegment[UdpLink.RX_BATCH];
-        rxViews = new RxViews[UdpLink.RX_BATCH];
-        for (int i = 0; i < UdpLink.RX_BATCH; i++) {
+        ByteBuffer rxArea = ByteBuffer.allocateDirect(Link.RX_BATCH * RX_BYTES);
+        rxBuffers = new ByteBuffer[Link.RX_BATCH];
+        rxSegments = new MemorySegment[Link.RX_BATCH];
+        rxViews = new RxViews[Link.RX_BATCH];
+        for (int i = 0; i < Link.RX_BATCH; i++) {
             rxBuffers[i] = rxArea.slice(i * RX_BYTES, RX_BYTES);
             rxSegments[i] = MemorySegment.ofBuffer(rxBuffers[i]);
             rxViews[i] = new RxViews(rxSegments[i]);
@@ -293,7 +293,7 @@ final class Engine implements AutoCloseable {
      * Invoker mode, for a thread that waits for an event up to {@code leftNs}: a pass, and when it finds nothing to
      * do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer is due, the
      * caller waits that long), the wait is a receive that sleeps until the first datagram and takes it in the same
-     * call ({@link UdpLink#receiveWaitNs}); a post from another thread meanwhile wakes it ({@link #doorbell}).
+     * call ({@link Link#receiveWaitNs}); a post from another thread meanwhile wakes it ({@link #doorbell}).
      * Otherwise a poll of at most a millisecond, and the caller's next pass receives. Another thread in the
      * engine: parks briefly instead.
      *
@@ -620,10 +620,10 @@ final class Engine implements AutoCloseable {
             stage(srcPort, destIp, destAddress.getPort(), total);
             return;
         }
-        icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, txBuffer, 0, total);
+        icrc.writeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, txBuffer, 0, total);
         PacketTap t = tap;
         if (t != null) {
-            t.onPacket(true, tx, 0, total, localIp, srcPort, destIp, UdpLink.ROCE_PORT);
+            t.onPacket(true, tx, 0, total, localIp, srcPort, destIp, Link.ROCE_PORT);
         }
         Predicate<MemorySegment> lose = dropTx;
         if (lose != null && lose.test(tx)) {
@@ -647,10 +647,10 @@ final class Engine implements AutoCloseable {
      */
     private void stage(int srcPort, int destIp, int destPort, int total) {
         int k = admit(srcPort, destIp, destPort, total, 1);
-        icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, k, txBuffer, 0, total);
+        icrc.writeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, k, txBuffer, 0, total);
         PacketTap t = tap;
         if (t != null) {
-            t.onPacket(true, tx, 0, total, localIp, srcPort, destIp, UdpLink.ROCE_PORT);
+            t.onPacket(true, tx, 0, total, localIp, srcPort, destIp, Link.ROCE_PORT);
         }
         Predicate<MemorySegment> lose = dropTx;
         if (lose != null && lose.test(tx)) {
@@ -695,7 +695,7 @@ final class Engine implements AutoCloseable {
         int segment = batchLengths[0];
         return srcPort == batchSourcePort && destIp == batchDestIp && destPort == batchDestPort
                 && batchLengths[batchCount - 1] == segment && total <= segment
-                && batchBytes + total <= UdpLink.maxSegmentsBytes() && iovCount + pieces <= iovAddresses.length;
+                && batchBytes + total <= Link.maxSegmentsBytes() && iovCount + pieces <= iovAddresses.length;
     }
 
     // ----------------------------------------------------------------------- payload by reference (native links)
@@ -759,7 +759,7 @@ final class Engine implements AutoCloseable {
         int destPort = qp.destAddress.getPort();
         int n = pieces;
         int k = admit(srcPort, destIp, destPort, total, n + 2);
-        int crc = icrc.computeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, k, txBuffer, hdr, total,
+        int crc = icrc.computeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, k, txBuffer, hdr, total,
                 pieceBuffers, pieceOffsets, pieceLengths, n, pad);
         MemorySegment t = tx;
         for (int i = 0; i < pad; i++) {

@@ -2,7 +2,7 @@ package io.jrdma.soft;
 
 import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.soft.link.FaultyLink;
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Errno;
@@ -37,6 +37,7 @@ public final class SoftDevice implements Device {
     private final Path capture;
     private final PrintStream trace;
     private final FaultConfig faults;
+    private final boolean allowNative;
     private SoftContext open;
     private CountersFile countersFile;
     private DeviceTaps taps;
@@ -50,6 +51,7 @@ public final class SoftDevice implements Device {
         this.capture = b.capture;
         this.trace = b.trace;
         this.faults = b.faults != null ? b.faults : FaultConfig.fromEnvironment();
+        this.allowNative = b.allowNative;
         NetworkInterface nif = null;
         try {
             nif = NetworkInterface.getByInetAddress(address);
@@ -143,10 +145,10 @@ public final class SoftDevice implements Device {
         if (open != null) {
             throw new VerbsException(Errno.EBUSY, "device " + name + " is already open in this process");
         }
-        UdpLink link;
+        Link link;
         try {
-            link = faults.enabled() ? new FaultyLink(address, port, faults, clock::nanoTime, SoftLimits.MAX_PACKET)
-                    : new UdpLink(address, port);
+            Link wire = Link.open(address, port, allowNative);
+            link = faults.enabled() ? new FaultyLink(wire, faults, clock::nanoTime, SoftLimits.MAX_PACKET) : wire;
         } catch (UncheckedIOException e) {
             throw new VerbsException(Errno.EBUSY, "device " + name + ": " + e.getMessage()
                     + " — is another process using this address? Give each process its own 127.x address.");
@@ -178,9 +180,9 @@ public final class SoftDevice implements Device {
      * not talk to RoCE peers; use {@link #open()} for traffic.
      */
     public SoftContext openForQuery() {
-        UdpLink link;
+        Link link;
         try {
-            link = new UdpLink(address, 0);
+            link = Link.open(address, 0, allowNative);
         } catch (UncheckedIOException e) {
             throw new VerbsException(Errno.ENODEV, "device " + name + ": " + e.getMessage());
         }
@@ -226,13 +228,14 @@ public final class SoftDevice implements Device {
     public static final class Builder {
         private String name = "rxe0";
         private InetAddress address;
-        private int port = UdpLink.ROCE_PORT;
+        private int port = Link.ROCE_PORT;
         private Threading threading = Threading.DEDICATED;
         private NanoClock clock = NanoClock.SYSTEM;
         private int linkMtu;
         private Path capture;
         private PrintStream trace;
         private FaultConfig faults;
+        private boolean allowNative = true;
 
         private Builder() {
         }
@@ -308,6 +311,16 @@ public final class SoftDevice implements Device {
          */
         public Builder faults(FaultConfig faults) {
             this.faults = Objects.requireNonNull(faults);
+            return this;
+        }
+
+        /**
+         * Whether the device may use native sockets where the process has them (default true; see
+         * {@link Link#open}); false gives it NIO channels, as {@code -Djrdma.nio=true} does for every device of a
+         * process. Tests run a device on each link this way.
+         */
+        Builder allowNative(boolean allow) {
+            this.allowNative = allow;
             return this;
         }
 

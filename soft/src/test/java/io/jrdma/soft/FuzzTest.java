@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
@@ -202,7 +202,7 @@ class FuzzTest {
             fromForeign = channel(FOREIGN);
             portA = ((InetSocketAddress) fromA.getLocalAddress()).getPort();
             portForeign = ((InetSocketAddress) fromForeign.getLocalAddress()).getPort();
-            toB = new InetSocketAddress(InetAddress.getByName(B), UdpLink.ROCE_PORT);
+            toB = new InetSocketAddress(InetAddress.getByName(B), Link.ROCE_PORT);
             try (Victim v = new Victim()) {
                 victim = v;
                 v.connect(0x00FFF0);
@@ -309,8 +309,8 @@ class FuzzTest {
             }
         }
         if (len >= Icrc.MIN_IB_LENGTH && random.nextInt(10) != 0) {
-            int srcIp = UdpLink.ipv4(((InetSocketAddress) from.getLocalAddress()).getAddress());
-            int crc = icrc.computeIpv4(srcIp, UdpLink.ipv4(toB.getAddress()), srcPort, UdpLink.ROCE_PORT, 0, pkt, 0,
+            int srcIp = Link.ipv4(((InetSocketAddress) from.getLocalAddress()).getAddress());
+            int crc = icrc.computeIpv4(srcIp, Link.ipv4(toB.getAddress()), srcPort, Link.ROCE_PORT, 0, pkt, 0,
                     len);
             pkt.order(ByteOrder.LITTLE_ENDIAN).putInt(len - Icrc.LENGTH, crc).order(ByteOrder.BIG_ENDIAN);
         }

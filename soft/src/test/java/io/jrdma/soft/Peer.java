@@ -42,8 +42,14 @@ final class Peer implements AutoCloseable {
     /** A peer whose device injects {@code faults} into what it sends. */
     Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap,
             io.jrdma.soft.link.FaultConfig faults) {
+        this(ip, threading, clock, bufBytes, access, cap, faults, LinkKind.NATIVE);
+    }
+
+    /** A peer whose device injects {@code faults} into what it sends, over a link of {@code kind}. */
+    Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap,
+            io.jrdma.soft.link.FaultConfig faults, LinkKind kind) {
         ctx = SoftDevice.builder().name("t-" + ip).address(ip).threading(threading).clock(clock).faults(faults)
-                .build().open();
+                .allowNative(kind.allowNative()).build().open();
         pd = ctx.allocPd();
         cq = ctx.createCq(4096);
         buf = arena.allocate(Math.max(1, bufBytes), 4096);
