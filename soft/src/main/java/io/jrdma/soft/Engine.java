@@ -1,6 +1,6 @@
 package io.jrdma.soft;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -32,7 +32,7 @@ final class Engine implements AutoCloseable {
     private static final int RX_WAIT = 2;
 
     private final ReentrantLock lock;
-    private final UdpLink link;
+    private final Link link;
     private final Receiver receiver;
     private final Transmitter transmitter;
     private final QpTable qps;
@@ -52,7 +52,7 @@ final class Engine implements AutoCloseable {
     /** An invoker-mode thread is in, or about to enter, a receive that waits (see {@link #progressOrWait}). */
     private volatile boolean waitingInReceive;
 
-    Engine(ReentrantLock lock, UdpLink link, Receiver receiver, Transmitter transmitter, QpTable qps,
+    Engine(ReentrantLock lock, Link link, Receiver receiver, Transmitter transmitter, QpTable qps,
             SendShares shares, Counters counters, FailureLog failures, NanoClock clock, Threading threading,
             IdleStrategy idle) {
         this.lock = lock;
@@ -136,7 +136,7 @@ final class Engine implements AutoCloseable {
      * Invoker mode, for a thread that waits for an event up to {@code leftNs}: a pass, and when it finds nothing to
      * do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer is due, the
      * caller waits that long), the wait is a receive that sleeps until the first datagram and takes it in the same
-     * call ({@link UdpLink#receiveWaitNs}); a post from another thread meanwhile wakes it ({@link #doorbell}).
+     * call ({@link Link#receiveWaitNs}); a post from another thread meanwhile wakes it ({@link #doorbell}).
      * Otherwise a poll of at most a millisecond, and the caller's next pass receives. Another thread in the
      * engine: parks briefly instead.
      *

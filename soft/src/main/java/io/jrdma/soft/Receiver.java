@@ -1,6 +1,6 @@
 package io.jrdma.soft;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.wire.Bth;
@@ -25,7 +25,7 @@ final class Receiver {
     /** Bytes of a receive buffer: any UDP datagram (a GRO run of packets is at most 65,507 bytes). */
     private static final int RX_BYTES = 65536;
 
-    private final UdpLink link;
+    private final Link link;
     private final QpTable qps;
     private final Counters counters;
     private final PortFlags port;
@@ -36,7 +36,7 @@ final class Receiver {
     private final Icrc icrc = new Icrc();
     private final IpIdPolicy ipIds = new IpIdPolicy();
     private final RxPacket pkt = new RxPacket();
-    // one receive buffer per datagram of a batch (UdpLink.receiveBatch), with views at the packets of a GRO run
+    // one receive buffer per datagram of a batch (Link.receiveBatch), with views at the packets of a GRO run
     private final ByteBuffer[] rxBuffers;
     private final MemorySegment[] rxSegments;
     private final RxViews[] rxViews;
@@ -49,7 +49,7 @@ final class Receiver {
      */
     private boolean rxWasEmpty = true;
 
-    Receiver(UdpLink link, QpTable qps, Counters counters, PortFlags port, FailureLog failures,
+    Receiver(Link link, QpTable qps, Counters counters, PortFlags port, FailureLog failures,
             CompletionTally completions, boolean invoker) {
         this.link = link;
         this.qps = qps;
@@ -59,11 +59,11 @@ final class Receiver {
         this.completions = completions;
         this.invoker = invoker;
         this.localIp = link.localIp();
-        ByteBuffer rxArea = ByteBuffer.allocateDirect(UdpLink.RX_BATCH * RX_BYTES);
-        rxBuffers = new ByteBuffer[UdpLink.RX_BATCH];
-        rxSegments = new MemorySegment[UdpLink.RX_BATCH];
-        rxViews = new RxViews[UdpLink.RX_BATCH];
-        for (int i = 0; i < UdpLink.RX_BATCH; i++) {
+        ByteBuffer rxArea = ByteBuffer.allocateDirect(Link.RX_BATCH * RX_BYTES);
+        rxBuffers = new ByteBuffer[Link.RX_BATCH];
+        rxSegments = new MemorySegment[Link.RX_BATCH];
+        rxViews = new RxViews[Link.RX_BATCH];
+        for (int i = 0; i < Link.RX_BATCH; i++) {
             rxBuffers[i] = rxArea.slice(i * RX_BYTES, RX_BYTES);
             rxSegments[i] = MemorySegment.ofBuffer(rxBuffers[i]);
             rxViews[i] = new RxViews(rxSegments[i]);

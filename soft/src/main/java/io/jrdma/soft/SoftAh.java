@@ -1,6 +1,6 @@
 package io.jrdma.soft;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.ProtectionDomain;
@@ -22,8 +22,8 @@ final class SoftAh implements AddressHandle {
     SoftAh(SoftPd pd, AhAttr attr) {
         this.pd = pd;
         this.attr = new AhAttr().copyFrom(attr);
-        this.destAddress = new InetSocketAddress(attr.dgid().toInet(), UdpLink.ROCE_PORT);
-        this.destIp = UdpLink.ipv4(attr.dgid().toInet());
+        this.destAddress = new InetSocketAddress(attr.dgid().toInet(), Link.ROCE_PORT);
+        this.destIp = Link.ipv4(attr.dgid().toInet());
     }
 
     @Override

@@ -26,7 +26,7 @@ import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.SharedReceiveQueue;
 import io.jrdma.verbs.SrqAttr;
 import io.jrdma.verbs.VerbsException;
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -44,7 +44,7 @@ public final class SoftContext implements Context {
     /** Serialises engine passes with control-path changes; posting and polling never take it. */
     final ReentrantLock lock = new ReentrantLock();
     final Counters counters = new Counters();
-    final UdpLink link;
+    final Link link;
     final QpTable qps = new QpTable();
     final SendShares shares;
     final Transmitter transmitter;
@@ -69,7 +69,7 @@ public final class SoftContext implements Context {
      * them, sharing this context's lock, counters and QP table. The engine thread (dedicated mode) starts with
      * {@link #start}.
      */
-    SoftContext(SoftDevice device, UdpLink link, NanoClock clock, Threading threading, PacketTap tap,
+    SoftContext(SoftDevice device, Link link, NanoClock clock, Threading threading, PacketTap tap,
             IdleStrategy idle) {
         this.device = device;
         this.link = link;

@@ -2,7 +2,7 @@ package io.jrdma.soft;
 
 import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.soft.link.FaultyLink;
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Errno;
@@ -39,6 +39,7 @@ public final class SoftDevice implements Device {
     private final PrintStream trace;
     private final FaultConfig faults;
     private final Supplier<IdleStrategy> idle;
+    private final boolean allowNative;
     private SoftContext open;
     private CountersFile countersFile;
     private DeviceTaps taps;
@@ -54,6 +55,7 @@ public final class SoftDevice implements Device {
         this.faults = b.faults != null ? b.faults : FaultConfig.fromEnvironment();
         this.idle = b.idle != null ? b.idle
                 : IdleStrategy.named(Settings.get("jrdma.idle", "JRDMA_IDLE", "backoff"));
+        this.allowNative = b.allowNative;
         NetworkInterface nif = null;
         try {
             nif = NetworkInterface.getByInetAddress(address);
@@ -147,10 +149,10 @@ public final class SoftDevice implements Device {
         if (open != null) {
             throw new VerbsException(Errno.EBUSY, "device " + name + " is already open in this process");
         }
-        UdpLink link;
+        Link link;
         try {
-            link = faults.enabled() ? new FaultyLink(address, port, faults, clock::nanoTime, SoftLimits.MAX_PACKET)
-                    : new UdpLink(address, port);
+            Link wire = Link.open(address, port, allowNative);
+            link = faults.enabled() ? new FaultyLink(wire, faults, clock::nanoTime, SoftLimits.MAX_PACKET) : wire;
         } catch (UncheckedIOException e) {
             throw new VerbsException(Errno.EBUSY, "device " + name + ": " + e.getMessage()
                     + " — is another process using this address? Give each process its own 127.x address.");
@@ -182,9 +184,9 @@ public final class SoftDevice implements Device {
      * not talk to RoCE peers; use {@link #open()} for traffic.
      */
     public SoftContext openForQuery() {
-        UdpLink link;
+        Link link;
         try {
-            link = new UdpLink(address, 0);
+            link = Link.open(address, 0, allowNative);
         } catch (UncheckedIOException e) {
             throw new VerbsException(Errno.ENODEV, "device " + name + ": " + e.getMessage());
         }
@@ -230,7 +232,7 @@ public final class SoftDevice implements Device {
     public static final class Builder {
         private String name = "rxe0";
         private InetAddress address;
-        private int port = UdpLink.ROCE_PORT;
+        private int port = Link.ROCE_PORT;
         private Threading threading = Threading.DEDICATED;
         private NanoClock clock = NanoClock.SYSTEM;
         private int linkMtu;
@@ -238,6 +240,7 @@ public final class SoftDevice implements Device {
         private PrintStream trace;
         private FaultConfig faults;
         private Supplier<IdleStrategy> idle;
+        private boolean allowNative = true;
 
         private Builder() {
         }
@@ -323,6 +326,16 @@ public final class SoftDevice implements Device {
          */
         public Builder faults(FaultConfig faults) {
             this.faults = Objects.requireNonNull(faults);
+            return this;
+        }
+
+        /**
+         * Whether the device may use native sockets where the process has them (default true; see
+         * {@link Link#open}); false gives it NIO channels, as {@code -Djrdma.nio=true} does for every device of a
+         * process. Tests run a device on each link this way.
+         */
+        Builder allowNative(boolean allow) {
+            this.allowNative = allow;
             return this;
         }
 

@@ -1,6 +1,6 @@
 package io.jrdma.soft;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
@@ -62,7 +62,7 @@ final class SoftQp implements QueuePair {
     final AhAttr ah = new AhAttr();
     int destIp;
     InetSocketAddress destAddress;
-    int srcPort = UdpLink.ROCE_PORT;
+    int srcPort = Link.ROCE_PORT;
     int rqPsn;
     int sqPsn;
     int timeout;
@@ -135,7 +135,7 @@ final class SoftQp implements QueuePair {
         unreliableRequester = type == QpType.RC ? null : new UnreliableRequester(this);
         unreliableResponder = type == QpType.RC ? null : new UnreliableResponder(this);
         if (type == QpType.UD) {
-            srcPort = context.link.openSourcePort(UdpLink.qpSourcePort(qpn)); // fixed for the QP's life, as rxe
+            srcPort = context.link.openSourcePort(Link.qpSourcePort(qpn)); // fixed for the QP's life, as rxe
         }
     }
 
@@ -316,12 +316,12 @@ final class SoftQp implements QueuePair {
         if (m.contains(QpAttrMask.AV)) {
             copyAh(a.ahAttr(), ah);
             Gid dgid = ah.dgid();
-            destAddress = new InetSocketAddress(dgid.toInet(), UdpLink.ROCE_PORT);
-            destIp = UdpLink.ipv4(dgid.toInet());
+            destAddress = new InetSocketAddress(dgid.toInet(), Link.ROCE_PORT);
+            destIp = Link.ipv4(dgid.toInet());
         }
         if (m.contains(QpAttrMask.AV) || m.contains(QpAttrMask.DEST_QPN)) {
-            int label = ah.flowLabel() != 0 ? ah.flowLabel() : UdpLink.flowLabel(qpn, destQpn);
-            srcPort = context.link.openSourcePort(UdpLink.sourcePortFor(label));
+            int label = ah.flowLabel() != 0 ? ah.flowLabel() : Link.flowLabel(qpn, destQpn);
+            srcPort = context.link.openSourcePort(Link.sourcePortFor(label));
         }
         if (m.contains(QpAttrMask.RQ_PSN)) {
             rqPsn = a.rqPsn();

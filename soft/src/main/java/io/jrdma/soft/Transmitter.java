@@ -1,6 +1,6 @@
 package io.jrdma.soft;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.wire.Icrc;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -27,7 +27,7 @@ final class Transmitter {
     /** {@code -Djrdma.copyPayload=true} copies every payload into the packet (for A/B measurements). */
     private static final boolean BY_REFERENCE = !Boolean.getBoolean("jrdma.copyPayload");
 
-    private final UdpLink link;
+    private final Link link;
     private final Counters counters;
     private final PortFlags port;
     private final int localIp;
@@ -60,7 +60,7 @@ final class Transmitter {
     private final long[] pieceAddresses = new long[MAX_PIECES];
     private int pieces;
 
-    Transmitter(UdpLink link, Counters counters, PortFlags port) {
+    Transmitter(Link link, Counters counters, PortFlags port) {
         this.link = link;
         this.counters = counters;
         this.port = port;
@@ -77,7 +77,7 @@ final class Transmitter {
             slotAddresses[i] = slotSegments[i].address();
         }
         batchLengths = new int[maxSegments];
-        int iov = maxSegments > 1 ? UdpLink.maxPieces() : 1;
+        int iov = maxSegments > 1 ? Link.maxPieces() : 1;
         iovAddresses = new long[iov];
         iovLengths = new int[iov];
         txBuffer = slotBuffers[0];
@@ -114,7 +114,7 @@ final class Transmitter {
             stage(srcPort, destIp, destAddress.getPort(), total);
             return;
         }
-        icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, txBuffer, 0, total);
+        icrc.writeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, txBuffer, 0, total);
         if (tappedAndLost(total, srcPort, destIp)) {
             txBuffer.clear(); // a test's wire loss: built, tapped, never sent
             return;
@@ -132,7 +132,7 @@ final class Transmitter {
     private boolean tappedAndLost(int total, int srcPort, int destIp) {
         PacketTap t = port.tap();
         if (t != null) {
-            t.onPacket(true, tx, 0, total, localIp, srcPort, destIp, UdpLink.ROCE_PORT);
+            t.onPacket(true, tx, 0, total, localIp, srcPort, destIp, Link.ROCE_PORT);
         }
         Predicate<MemorySegment> lose = dropHook;
         return lose != null && lose.test(tx);
@@ -150,7 +150,7 @@ final class Transmitter {
      */
     private void stage(int srcPort, int destIp, int destPort, int total) {
         int k = admit(srcPort, destIp, destPort, total, 1);
-        icrc.writeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, k, txBuffer, 0, total);
+        icrc.writeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, k, txBuffer, 0, total);
         if (tappedAndLost(total, srcPort, destIp)) {
             return; // a test's wire loss: built, tapped, never sent (the slot is built over next)
         }
@@ -193,7 +193,7 @@ final class Transmitter {
         int segment = batchLengths[0];
         return srcPort == batchSourcePort && destIp == batchDestIp && destPort == batchDestPort
                 && batchLengths[batchCount - 1] == segment && total <= segment
-                && batchBytes + total <= UdpLink.maxSegmentsBytes() && iovCount + pieces <= iovAddresses.length;
+                && batchBytes + total <= Link.maxSegmentsBytes() && iovCount + pieces <= iovAddresses.length;
     }
 
     // ----------------------------------------------------------------------- payload by reference (native links)
@@ -246,7 +246,7 @@ final class Transmitter {
         int destPort = qp.destAddress.getPort();
         int n = pieces;
         int k = admit(srcPort, destIp, destPort, total, n + 2);
-        int crc = icrc.computeIpv4(localIp, destIp, srcPort, UdpLink.ROCE_PORT, k, txBuffer, hdr, total,
+        int crc = icrc.computeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, k, txBuffer, hdr, total,
                 pieceBuffers, pieceOffsets, pieceLengths, n, pad);
         MemorySegment t = tx;
         for (int i = 0; i < pad; i++) {

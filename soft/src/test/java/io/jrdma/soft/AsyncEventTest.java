@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.CompletionQueue;
@@ -174,11 +174,11 @@ class AsyncEventTest {
             ByteBuffer buf = ByteBuffer.allocateDirect(len);
             MemorySegment seg = MemorySegment.ofBuffer(buf);
             Bth.write(seg, 0, op.code(), false, false, 0, 0xFFFF, p.b.qp.qpNum(), false, link.psn);
-            new Icrc().writeIpv4(UdpLink.ipv4(InetAddress.getByName(A)), UdpLink.ipv4(InetAddress.getByName(B)),
-                    raw.getLocalPort(), UdpLink.ROCE_PORT, buf, 0, len);
+            new Icrc().writeIpv4(Link.ipv4(InetAddress.getByName(A)), Link.ipv4(InetAddress.getByName(B)),
+                    raw.getLocalPort(), Link.ROCE_PORT, buf, 0, len);
             byte[] bytes = new byte[len];
             buf.get(0, bytes);
-            raw.send(new DatagramPacket(bytes, len, new InetSocketAddress(B, UdpLink.ROCE_PORT)));
+            raw.send(new DatagramPacket(bytes, len, new InetSocketAddress(B, Link.ROCE_PORT)));
             AsyncEvent e = Wiring.awaitEvent(p.b.ctx, p.b.ctx);
             assertEquals(AsyncEventType.QP_REQ_ERR, e.type());
             assertSame(p.b.qp, e.qp());

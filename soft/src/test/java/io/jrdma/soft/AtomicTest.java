@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.Errno;
@@ -692,8 +692,8 @@ class AtomicTest {
             int port = ((InetSocketAddress) ch.getLocalAddress()).getPort();
             ByteBuffer buf = ByteBuffer.allocateDirect(ib.length);
             buf.put(ib).flip();
-            new Icrc().writeIpv4(UdpLink.ipv4(src), UdpLink.ipv4(dst), port, UdpLink.ROCE_PORT, buf, 0, ib.length);
-            ch.send(buf, new InetSocketAddress(dst, UdpLink.ROCE_PORT));
+            new Icrc().writeIpv4(Link.ipv4(src), Link.ipv4(dst), port, Link.ROCE_PORT, buf, 0, ib.length);
+            ch.send(buf, new InetSocketAddress(dst, Link.ROCE_PORT));
         }
     }
 }

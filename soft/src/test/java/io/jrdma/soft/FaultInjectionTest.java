@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -78,9 +79,11 @@ class FaultInjectionTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
-        for (Fault f : Fault.values()) {
-            for (Op op : Op.values()) {
-                out.add(Arguments.of(f, op));
+        for (LinkKind kind : LinkKind.values()) {
+            for (Fault f : Fault.values()) {
+                for (Op op : Op.values()) {
+                    out.add(Arguments.of(f, op, kind));
+                }
             }
         }
         return out.stream();
@@ -163,11 +166,12 @@ class FaultInjectionTest {
         };
     }
 
-    @ParameterizedTest(name = "{0} x {1}")
+    @ParameterizedTest(name = "{0} x {1} on {2}")
     @MethodSource("cases")
-    void shouldDeliverEveryByteExactlyOnceUnderFaults(Fault fault, Op op) {
+    void shouldDeliverEveryByteExactlyOnceUnderFaults(Fault fault, Op op, LinkKind kind) {
         FaultConfig[] faults = faults(fault, op);
-        try (FaultPair pair = new FaultPair(A, B, 2 * RESULTS, ACCESS, link(), faults[0], faults[1])) {
+        try (FaultPair pair = new FaultPair(A, B, 2 * RESULTS, ACCESS, link(), faults[0], faults[1],
+                kind.assume())) {
             Peer a = pair.a;
             Peer b = pair.b;
             Random random = new Random(fault.ordinal() * 31L + op.ordinal());
@@ -194,7 +198,7 @@ class FaultInjectionTest {
             }
             List<WorkCompletion> received = op.consumesReceive() ? pair.completions(b.cq, MESSAGES) : List.of();
             pair.settle(8 * Requester.ackTimeoutNs(TIMEOUT)); // late and duplicated packets land, held ones go out
-            String why = fault + " x " + op + "\n" + pair.counters();
+            String why = fault + " x " + op + " on " + kind + "\n" + pair.counters();
 
             for (int i = 0; i < MESSAGES; i++) {
                 WorkCompletion wc = sent.get(i);
@@ -366,10 +370,12 @@ class FaultInjectionTest {
         }
     }
 
-    @Test
-    void shouldCountNothingAndUseAPlainLinkWithoutFaults() {
-        try (FaultPair pair = new FaultPair(A, B, 1 << 16, ACCESS, link(), FaultConfig.NONE, FaultConfig.NONE)) {
-            assertEquals(io.jrdma.soft.link.UdpLink.class, pair.a.ctx.link.getClass());
+    @ParameterizedTest
+    @EnumSource(LinkKind.class)
+    void shouldCountNothingAndUseAPlainLinkWithoutFaults(LinkKind kind) {
+        try (FaultPair pair = new FaultPair(A, B, 1 << 16, ACCESS, link(), FaultConfig.NONE, FaultConfig.NONE,
+                kind.assume())) {
+            assertEquals(kind.linkClass(), pair.a.ctx.link.getClass());
             pair.a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
                     .sg(new Sge(pair.a.addr(0), 5000, pair.a.mr.lkey())).remoteAddr(pair.b.addr(0))
                     .rkey(pair.b.mr.rkey()));

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jrdma.soft.link.FaultConfig;
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.FaultyLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WorkCompletion;
@@ -65,11 +66,20 @@ final class FaultPair implements AutoCloseable {
 
     FaultPair(String ipA, String ipB, long bufBytes, int access, Peer.Link link, FaultConfig faultsA,
             FaultConfig faultsB) {
+        this(ipA, ipB, bufBytes, access, link, faultsA, faultsB, LinkKind.NATIVE);
+    }
+
+    /**
+     * Both devices on links of {@code kind} (NATIVE falls back to NIO where the process has no native sockets, as
+     * a device does: a test that must run natively calls {@link LinkKind#assume()}).
+     */
+    FaultPair(String ipA, String ipB, long bufBytes, int access, Peer.Link link, FaultConfig faultsA,
+            FaultConfig faultsB, LinkKind kind) {
         this.link = link;
-        a = new Peer(ipA, Threading.INVOKER, clock, bufBytes, access, Peer.defaultCap(), faultsA);
+        a = new Peer(ipA, Threading.INVOKER, clock, bufBytes, access, Peer.defaultCap(), faultsA, kind);
         Peer pb;
         try {
-            pb = new Peer(ipB, Threading.INVOKER, clock, bufBytes, access, Peer.defaultCap(), faultsB);
+            pb = new Peer(ipB, Threading.INVOKER, clock, bufBytes, access, Peer.defaultCap(), faultsB, kind);
         } catch (RuntimeException e) {
             a.close();
             throw e;
@@ -172,12 +182,18 @@ final class FaultPair implements AutoCloseable {
     }
 
     void assertHealthy() {
+        assertEquals(0, icrcMismatches(a) + icrcMismatches(b), "GSO packets with an ICRC for the wrong IPv4 ID");
         assertNull(a.ctx.lastEngineFailure(), "engine failure at a");
         assertNull(b.ctx.lastEngineFailure(), "engine failure at b");
         assertEquals(0, a.ctx.counters().get(Counter.QP_FATAL));
         assertEquals(0, b.ctx.counters().get(Counter.QP_FATAL));
         assertEquals(QpState.RTS, a.qp.state());
         assertEquals(QpState.RTS, b.qp.state());
+    }
+
+    /** Packets of GSO batches whose ICRC {@code p}'s fault injector found written for the wrong IPv4 ID. */
+    static long icrcMismatches(Peer p) {
+        return p.ctx.link instanceof FaultyLink f ? f.icrcMismatches() : 0;
     }
 
     long count(Peer p, Counter c) {
@@ -199,10 +215,10 @@ final class FaultPair implements AutoCloseable {
             InetAddress dst = InetAddress.getByName(to);
             ByteBuffer buf = ByteBuffer.allocateDirect(ib.length);
             buf.put(ib).flip();
-            int crc = new Icrc().computeIpv4(UdpLink.ipv4(from.getAddress()), UdpLink.ipv4(dst), from.getPort(),
-                    UdpLink.ROCE_PORT, ipId, buf, 0, ib.length);
+            int crc = new Icrc().computeIpv4(Link.ipv4(from.getAddress()), Link.ipv4(dst), from.getPort(),
+                    Link.ROCE_PORT, ipId, buf, 0, ib.length);
             buf.order(ByteOrder.LITTLE_ENDIAN).putInt(ib.length - Icrc.LENGTH, crc).order(ByteOrder.BIG_ENDIAN);
-            ch.send(buf, new InetSocketAddress(dst, UdpLink.ROCE_PORT));
+            ch.send(buf, new InetSocketAddress(dst, Link.ROCE_PORT));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
@@ -51,8 +51,9 @@ import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Malformed, truncated and random packets thrown at a live device: random bytes, valid headers with hostile
@@ -64,7 +65,8 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>Asserted: no exception escapes the engine (lastEngineFailure stays null, qp_fatal 0), every datagram reached
  * the engine and was counted as dropped, an ICRC error or a packet handled by the transport, nothing hangs, and
- * every live transfer delivers the right bytes. The default run is {@value #DEFAULT_PACKETS} packets (about 6 s);
+ * every live transfer delivers the right bytes, on each link (NIO and native). The default run is
+ * {@value #DEFAULT_PACKETS} packets per link (about 6 s each);
  * the system properties {@code jrdma.fuzz.packets} and {@code jrdma.fuzz.seed} set another count and seed.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
@@ -187,13 +189,17 @@ class FuzzTest {
         }
     }
 
-    @Test
-    void shouldSurviveMalformedAndHostilePacketsAndKeepMovingData() throws IOException {
+    @ParameterizedTest
+    @EnumSource(LinkKind.class)
+    void shouldSurviveMalformedAndHostilePacketsAndKeepMovingData(LinkKind kind) throws IOException {
+        kind.assume();
         long packets = Long.getLong("jrdma.fuzz.packets", DEFAULT_PACKETS);
         Peer.Link link = new Peer.Link();
-        try (Peer pa = new Peer(A, Threading.INVOKER, NanoClock.SYSTEM, LIVE_BYTES, Peer.ALL_ACCESS, Peer.defaultCap());
+        try (Peer pa = new Peer(A, Threading.INVOKER, NanoClock.SYSTEM, LIVE_BYTES, Peer.ALL_ACCESS, Peer.defaultCap(),
+                kind);
              Peer pb = new Peer(B, Threading.INVOKER, NanoClock.SYSTEM, LIVE_BYTES, Peer.ALL_ACCESS,
-                     Peer.defaultCap())) {
+                     Peer.defaultCap(), kind)) {
+            assertEquals(kind.linkClass(), pb.ctx.link.getClass());
             a = pa;
             b = pb;
             a.connect(b, link);
@@ -202,7 +208,7 @@ class FuzzTest {
             fromForeign = channel(FOREIGN);
             portA = ((InetSocketAddress) fromA.getLocalAddress()).getPort();
             portForeign = ((InetSocketAddress) fromForeign.getLocalAddress()).getPort();
-            toB = new InetSocketAddress(InetAddress.getByName(B), UdpLink.ROCE_PORT);
+            toB = new InetSocketAddress(InetAddress.getByName(B), Link.ROCE_PORT);
             try (Victim v = new Victim()) {
                 victim = v;
                 v.connect(0x00FFF0);
@@ -309,8 +315,8 @@ class FuzzTest {
             }
         }
         if (len >= Icrc.MIN_IB_LENGTH && random.nextInt(10) != 0) {
-            int srcIp = UdpLink.ipv4(((InetSocketAddress) from.getLocalAddress()).getAddress());
-            int crc = icrc.computeIpv4(srcIp, UdpLink.ipv4(toB.getAddress()), srcPort, UdpLink.ROCE_PORT, 0, pkt, 0,
+            int srcIp = Link.ipv4(((InetSocketAddress) from.getLocalAddress()).getAddress());
+            int crc = icrc.computeIpv4(srcIp, Link.ipv4(toB.getAddress()), srcPort, Link.ROCE_PORT, 0, pkt, 0,
                     len);
             pkt.order(ByteOrder.LITTLE_ENDIAN).putInt(len - Icrc.LENGTH, crc).order(ByteOrder.BIG_ENDIAN);
         }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.RecvWr;
@@ -34,7 +34,7 @@ class InvokerWaitTest {
 
     @Test
     void shouldSendWhatAnotherThreadPostsWhileTheWaiterSleepsInAReceive() throws Exception {
-        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
         try (Pair pair = Pair.invoker("127.0.62.1", "127.0.62.2", 1 << 16)) {
             Peer a = pair.a;
             Peer b = pair.b;

@@ -31,19 +31,30 @@ final class Peer implements AutoCloseable {
     final QueuePair qp;
 
     Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap) {
-        ctx = SoftDevice.builder().name("t-" + ip).address(ip).threading(threading).clock(clock).build().open();
-        pd = ctx.allocPd();
-        cq = ctx.createCq(4096);
-        buf = arena.allocate(Math.max(1, bufBytes), 4096);
-        mr = pd.registerMemory(buf, access);
-        qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq).cap(cap));
+        this(ip, threading, clock, bufBytes, access, cap, LinkKind.NATIVE);
+    }
+
+    /** A peer whose device runs on a link of {@code kind} (NATIVE: the default, NIO where there is none). */
+    Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap, LinkKind kind) {
+        this(SoftDevice.builder().name("t-" + ip).address(ip).threading(threading).clock(clock)
+                .allowNative(kind.allowNative()), bufBytes, access, cap);
     }
 
     /** A peer whose device injects {@code faults} into what it sends. */
     Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap,
             io.jrdma.soft.link.FaultConfig faults) {
-        ctx = SoftDevice.builder().name("t-" + ip).address(ip).threading(threading).clock(clock).faults(faults)
-                .build().open();
+        this(ip, threading, clock, bufBytes, access, cap, faults, LinkKind.NATIVE);
+    }
+
+    /** A peer whose device injects {@code faults} into what it sends, over a link of {@code kind}. */
+    Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap,
+            io.jrdma.soft.link.FaultConfig faults, LinkKind kind) {
+        this(SoftDevice.builder().name("t-" + ip).address(ip).threading(threading).clock(clock).faults(faults)
+                .allowNative(kind.allowNative()), bufBytes, access, cap);
+    }
+
+    private Peer(SoftDevice.Builder device, long bufBytes, int access, QpCap cap) {
+        ctx = device.build().open();
         pd = ctx.allocPd();
         cq = ctx.createCq(4096);
         buf = arena.allocate(Math.max(1, bufBytes), 4096);

@@ -3,7 +3,7 @@ package io.jrdma.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
@@ -35,7 +35,7 @@ class ReceiveAfterIdleTest {
 
     @Test
     void shouldReturnThePollWithTheFirstCompletionAfterIdleAndTakeTheRestNext() throws Exception {
-        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
         try (Pair pair = Pair.invoker("127.0.63.1", "127.0.63.2", 1 << 16)) {
             Peer a = pair.a;
             Peer b = pair.b;
@@ -78,7 +78,7 @@ class ReceiveAfterIdleTest {
 
     @Test
     void shouldTakeInAWholeBurstOfWritesAfterIdleInOnePassWithOneAcknowledge() throws Exception {
-        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
         try (Pair pair = Pair.invoker("127.0.63.3", "127.0.63.4", 1 << 16)) {
             Peer a = pair.a;
             Peer b = pair.b;

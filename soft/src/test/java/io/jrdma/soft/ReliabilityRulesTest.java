@@ -57,8 +57,13 @@ class ReliabilityRulesTest {
         return l;
     }
 
-    private static FaultPair pair(Peer.Link link, FaultConfig faultsA, FaultConfig faultsB) {
-        FaultPair p = new FaultPair(A, B, 1 << 20, ACCESS, link, faultsA, faultsB).record();
+    /** The links the devices run on: native sockets here, NIO channels in {@link ReliabilityRulesNioTest}. */
+    LinkKind kind() {
+        return LinkKind.NATIVE;
+    }
+
+    private FaultPair pair(Peer.Link link, FaultConfig faultsA, FaultConfig faultsB) {
+        FaultPair p = new FaultPair(A, B, 1 << 20, ACCESS, link, faultsA, faultsB, kind().assume()).record();
         fill(p.a.buf, 1);
         fill(p.b.buf, 2);
         return p;
@@ -716,14 +721,14 @@ class ReliabilityRulesTest {
         Peer.Link l = link();
         int p0 = l.psn;
         int chunk;
-        try (FaultPair probe = new FaultPair(A, B, 1 << 20, ACCESS, l, FaultConfig.NONE, FaultConfig.NONE)) {
+        try (FaultPair probe = new FaultPair(A, B, 1 << 20, ACCESS, l, FaultConfig.NONE, FaultConfig.NONE, kind())) {
             chunk = Math.max(1, soft(probe.a).requester.window / Math.min(4, l.maxRd));
         }
         int packets = Math.min(3 * chunk + 5, (1 << 20) / MTU);
         // a response in the middle of the first request and one in the middle of the second are lost
         FaultConfig lose = FaultConfig.builder().dropPsns(Psn.add(p0, chunk / 2), Psn.add(p0, chunk + chunk / 2 + 1))
                 .build();
-        try (FaultPair pair = new FaultPair(A, B, 1 << 20, ACCESS, l, FaultConfig.NONE, lose).record()) {
+        try (FaultPair pair = new FaultPair(A, B, 1 << 20, ACCESS, l, FaultConfig.NONE, lose, kind()).record()) {
             fill(pair.b.buf, 3);
             pair.a.qp.postSend(read(1, pair.a, pair.b, 0, packets * MTU));
             WorkCompletion wc = pair.completion(pair.a.cq);

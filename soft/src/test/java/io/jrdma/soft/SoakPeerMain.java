@@ -22,7 +22,8 @@ import java.util.zip.CRC32;
  * reads the parent's, connects (ACK timeout code args[2], path MTU args[3]) and obeys commands:
  * {@code fill OFF LEN SEED} (random bytes, prints their CRC), {@code crc OFF LEN}, {@code recv N SIZE OFF}
  * (posts N receives of SIZE bytes from OFF), {@code await N} (prints "wrId:status:byteLen:crc" of N receive
- * completions, the CRC over the bytes received), {@code stats} (counters, engine failure, heap) and {@code quit}.
+ * completions, the CRC over the bytes received), {@code stats} (counters, engine failure, heap, QP state, link
+ * class) and {@code quit}. With {@code -Djrdma.nio=true} its device runs on NIO channels.
  */
 public final class SoakPeerMain {
 
@@ -87,7 +88,8 @@ public final class SoakPeerMain {
                         out.println(sb.toString().trim());
                     }
                     case "stats" -> out.println(p.ctx.counters() + " | failure=" + p.ctx.lastEngineFailure()
-                            + " | heap=" + usedHeap() + " | state=" + p.qp.state());
+                            + " | heap=" + usedHeap() + " | state=" + p.qp.state() + " | link="
+                            + LinkKind.wire(p.ctx.link).getClass().getSimpleName());
                     case "quit" -> {
                         out.println("bye");
                         return;

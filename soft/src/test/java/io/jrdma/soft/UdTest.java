@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
@@ -89,7 +89,7 @@ class UdTest {
     }
 
     private static int ip(String dotted) throws Exception {
-        return UdpLink.ipv4(InetAddress.getByName(dotted));
+        return Link.ipv4(InetAddress.getByName(dotted));
     }
 
     @ParameterizedTest(name = "{0} bytes, imm {1}")
@@ -161,7 +161,7 @@ class UdTest {
         if (imm) {
             assertEquals(0xCAFE, ImmDt.imm(p, op.immOffset()));
         }
-        assertEquals(UdpLink.qpSourcePort(x.qp.qpNum()), (int) ports.getFirst(), "rxe's per-QP UDP source port");
+        assertEquals(Link.qpSourcePort(x.qp.qpNum()), (int) ports.getFirst(), "rxe's per-QP UDP source port");
         // the GRH area: 20 zero bytes, then the IPv4 header of that packet as it crossed the wire
         MemorySegment g = y.buf.asSlice(at, Grh.LENGTH);
         assertEquals(-1, g.asSlice(0, 20).mismatch(MemorySegment.ofArray(new byte[20])));
@@ -553,8 +553,8 @@ class UdTest {
     @Test
     void shouldUseRxesUdpSourcePortForAUdQp() {
         // rxe_qp_init_req: 0xC000 + hash_32(qpn, 14); ibv_ud_pingpong's QPN 0x1a left port 0xfb97 in the capture
-        assertEquals(0xFB97, UdpLink.qpSourcePort(0x1A));
-        assertEquals(UdpLink.qpSourcePort(a.qp.qpNum()), a.ctx.link.openSourcePort(
-                UdpLink.qpSourcePort(a.qp.qpNum())), "the QP's port is open on the link");
+        assertEquals(0xFB97, Link.qpSourcePort(0x1A));
+        assertEquals(Link.qpSourcePort(a.qp.qpNum()), a.ctx.link.openSourcePort(
+                Link.qpSourcePort(a.qp.qpNum())), "the QP's port is open on the link");
     }
 }

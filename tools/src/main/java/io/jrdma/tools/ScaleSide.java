@@ -4,7 +4,7 @@ import io.jrdma.examples.Resources;
 import io.jrdma.soft.Counter;
 import io.jrdma.soft.SoftContext;
 import io.jrdma.soft.SoftDevice;
-import io.jrdma.soft.link.UdpLink;
+import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
@@ -250,7 +250,7 @@ final class ScaleSide implements AutoCloseable {
         try {
             connect(a, b.qpNum(), 0, 0, gid());
             connect(b, a.qpNum(), 0, 0, gid());
-            warmUpPort = UdpLink.sourcePortFor(UdpLink.flowLabel(a.qpNum(), b.qpNum())); // both ends use this port
+            warmUpPort = Link.sourcePortFor(Link.flowLabel(a.qpNum(), b.qpNum())); // both ends use this port
             rwr.reset().wrId(-1).sg(recvSge);
             recvSge[0].set(recvMr.address(), WARM_UP_BYTES, recvMr.lkey());
             b.postRecv(rwr);
@@ -360,7 +360,7 @@ final class ScaleSide implements AutoCloseable {
     private Set<Integer> sourcePorts() {
         Set<Integer> ports = new HashSet<>();
         for (int i = 0; i < qps.length; i++) {
-            ports.add(UdpLink.sourcePortFor(UdpLink.flowLabel(qps[i].qpNum(), remoteQpn[i])));
+            ports.add(Link.sourcePortFor(Link.flowLabel(qps[i].qpNum(), remoteQpn[i])));
         }
         ports.remove(warmUpPort);
         return ports;

@@ -1,34 +1,42 @@
 package io.jrdma.soft.link;
 
+import io.jrdma.wire.Icrc;
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Objects;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * A {@link UdpLink} that damages what it sends, as a lossy network would: drops (at random, or by PSN, opcode, or
- * ACKs only), duplicates, reorders, delays and corrupts packets as its {@link FaultConfig} says. Receiving is
- * untouched, so a fault configured on one device affects the packets that device sends (requests and responses
- * alike).
+ * A {@link Link} decorator that damages what the engine sends through it, as a lossy network would: drops (at
+ * random, or by PSN, opcode, or ACKs only), duplicates, reorders, delays and corrupts packets as its
+ * {@link FaultConfig} says, over any link ({@link NioLink} or {@link NativeLink}). Receiving is untouched, so a
+ * fault configured on one device affects the packets that device sends (requests and responses alike).
  *
  * <p>Decisions come from a {@link SplittableRandom} seeded from the configuration and are drawn in a fixed order
  * per packet, so the same traffic under the same seed meets the same faults. Held packets (reorder, delay) are
  * copied into buffers preallocated at construction ({@link FaultConfig#hold()} of them); when all are in use a
  * packet that would be held is sent at once instead. Nothing is allocated per packet.
  *
- * <p>A reordered packet goes out after 1..window later packets, or after as many engine passes (each pass ends
- * with a receive that finds the socket empty), or when the engine goes idle ({@link #await}), whichever comes
- * first; a delayed packet goes out once the device clock has passed its release time, checked on every send and
- * every empty receive, and the engine's idle wait is cut short for it. A corrupted packet has one bit flipped
- * after the ICRC was computed, anywhere except BTH byte 4 (FECN/BECN and reserved bits, which the ICRC masks and
- * no receiver reads), so every corruption is detectable.
+ * <p>Over a native link the engine sends GSO batches ({@link #sendSegments}): the batch is copied into a
+ * preallocated buffer and each of its packets meets its faults as if sent alone. A batch no fault hits goes to the
+ * inner link untouched, as one GSO send. Otherwise its packets go out one per send: each packet's ICRC was written
+ * for the IPv4 ID Linux would give it in the batch (its index), so it is checked under that ID (a mismatch is an
+ * engine bug, counted in {@link #icrcMismatches()}) and written again for ID 0, the ID of a single send, before
+ * any corruption.
  *
- * <p>Not thread-safe, like {@link UdpLink}: the engine uses it from one thread at a time.
+ * <p>A reordered packet goes out after 1..window later packets, or after as many engine passes (each pass ends
+ * with a receive that finds the socket empty), or when the engine goes idle ({@link #await}, or a waiting receive),
+ * whichever comes first; a delayed packet goes out once the device clock has passed its release time, checked on
+ * every send and every empty receive, and the engine's idle wait is cut short for it. A corrupted packet has one
+ * bit flipped after the ICRC was computed, anywhere except BTH byte 4 (FECN/BECN and reserved bits, which the ICRC
+ * masks and no receiver reads), so every corruption is detectable.
+ *
+ * <p>Not thread-safe, like every {@link Link}: the engine uses it from one thread at a time.
  */
-public final class FaultyLink extends UdpLink {
+public final class FaultyLink implements Link {
 
     /** The faults a {@link FaultyLink} injects, each counted once per packet it hits. */
     public enum Fault {
@@ -51,28 +59,35 @@ public final class FaultyLink extends UdpLink {
         void onFault(Fault fault);
     }
 
-    private static final int ACKNOWLEDGE = 0x11;
-    private static final int ATOMIC_ACKNOWLEDGE = 0x12;
-    private static final int BTH_LENGTH = 12;
-    private static final int BTH_FECN_BYTE = 4;
     private static final Listener NO_LISTENER = f -> { };
 
+    private final Link inner;
+    private final boolean gso; // the inner link takes sendSegments: held packets go out through it too
     private final FaultConfig config;
-    private final SplittableRandom random;
     private final LongSupplier clock;
     private final long[] counts = new long[Fault.values().length];
     private Listener listener = NO_LISTENER;
 
-    // drop_psn and drop_opcode: how often each entry has matched
-    private final int[] dropPsns;
-    private final int[] psnHits;
-    private final int[] dropOpcodes;
-    private final int[] opcodeHits;
+    private final FaultDraws draws;
+
+    // a GSO batch gathered from its pieces; single sends from native memory
+    private final ByteBuffer gather;
+    private final MemorySegment gatherSegment;
+    private final MemorySegment everything; // all native memory, to copy pieces from their addresses
+    private final long gatherAddress;
+    private final long[] oneAddress = new long[1];
+    private final int[] oneLength = new int[1];
+    private final Icrc icrc = new Icrc();
+    private InetSocketAddress lastTo;
+    private int lastToIp;
 
     // held packets: slot buffers and what each needs to go out again
     private final ByteBuffer[] slots;
+    private final long[] slotAddress;
     private final int[] slotSourcePort;
     private final InetSocketAddress[] slotTo;
+    private final int[] slotDestIp;
+    private final int[] slotDestPort;
     private final boolean[] slotTimed;
     private final long[] slotDueNs;
     private final long[] slotDueSeq;
@@ -83,33 +98,45 @@ public final class FaultyLink extends UdpLink {
     private int heldCount;
     private int timedCount;
 
-    private long sent;  // packets the engine has handed to send()
+    private long sent;  // packets the engine has handed to send() or sendSegments()
     private long ticks; // receives that found the socket empty (about one per engine pass)
+    private long wholeBatches;
+    private long splitBatches;
+    private long icrcMismatches;
 
     /**
-     * Binds {@code address:port} as {@link UdpLink} does.
+     * Injects faults into what is sent through {@code inner}, which this link then owns (closes).
      *
+     * @param inner     the link the packets go out on ({@link Link#open})
      * @param config    the faults (normally {@link FaultConfig#enabled()})
      * @param clock     the device clock in nanoseconds (for delays)
      * @param maxPacket the largest packet the engine sends, the size of each hold buffer
      */
-    public FaultyLink(InetAddress address, int port, FaultConfig config, LongSupplier clock, int maxPacket) {
-        super(address, port, false); // NIO: it inspects, holds and damages one packet per send
+    public FaultyLink(Link inner, FaultConfig config, LongSupplier clock, int maxPacket) {
+        this.inner = Objects.requireNonNull(inner);
         this.config = Objects.requireNonNull(config);
         this.clock = Objects.requireNonNull(clock);
-        this.random = new SplittableRandom(config.seed());
-        this.dropPsns = config.dropPsns();
-        this.psnHits = new int[dropPsns.length];
-        this.dropOpcodes = config.dropOpcodes();
-        this.opcodeHits = new int[dropOpcodes.length];
+        int segments = inner.maxSegments();
+        gso = segments > 1;
+        draws = new FaultDraws(config, segments);
+        gather = ByteBuffer.allocateDirect(gso ? Link.maxSegmentsBytes() : 1);
+        gatherSegment = MemorySegment.ofBuffer(gather);
+        gatherAddress = gatherSegment.address();
+        everything = gso ? allNativeMemory() : MemorySegment.NULL;
+
         int n = config.reorder() > 0 || config.delay() > 0 ? config.hold() : 0;
         ByteBuffer area = ByteBuffer.allocateDirect(Math.max(1, n * maxPacket));
+        long areaAddress = MemorySegment.ofBuffer(area).address();
         slots = new ByteBuffer[n];
+        slotAddress = new long[n];
         for (int i = 0; i < n; i++) {
             slots[i] = area.slice(i * maxPacket, maxPacket);
+            slotAddress[i] = areaAddress + (long) i * maxPacket;
         }
         slotSourcePort = new int[n];
         slotTo = new InetSocketAddress[n];
+        slotDestIp = new int[n];
+        slotDestPort = new int[n];
         slotTimed = new boolean[n];
         slotDueNs = new long[n];
         slotDueSeq = new long[n];
@@ -122,6 +149,12 @@ public final class FaultyLink extends UdpLink {
         freeCount = n;
     }
 
+    /** A segment over all native memory: the batch pieces are addresses the engine checked (its own buffers, MRs). */
+    @SuppressWarnings("restricted") // a GSO link is native, so this process has native access
+    private static MemorySegment allNativeMemory() {
+        return MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    }
+
     /** Sets who is told about each fault (the device's counters). */
     public void listener(Listener l) {
         this.listener = l == null ? NO_LISTENER : l;
@@ -130,6 +163,11 @@ public final class FaultyLink extends UdpLink {
     /** The configuration. */
     public FaultConfig config() {
         return config;
+    }
+
+    /** The link the packets go out on. */
+    public Link inner() {
+        return inner;
     }
 
     /** How many times {@code fault} was injected (read on the engine thread, or after it stopped). */
@@ -142,90 +180,167 @@ public final class FaultyLink extends UdpLink {
         return heldCount;
     }
 
+    /** GSO batches of more than one packet that no fault hit, passed to the inner link as one send. */
+    public long wholeBatches() {
+        return wholeBatches;
+    }
+
+    /** GSO batches of more than one packet that a fault hit, whose packets went out one per send. */
+    public long splitBatches() {
+        return splitBatches;
+    }
+
+    /**
+     * Packets of GSO batches whose ICRC did not verify under the IPv4 ID of their place in the batch, when they
+     * were checked before going out alone: always 0 unless the engine wrote a wrong ICRC. Such a packet is sent
+     * as it came, so the receiver drops it as it would have.
+     */
+    public long icrcMismatches() {
+        return icrcMismatches;
+    }
+
+    // -------------------------------------------------------------------------------------------------- sends
+
     @Override
     public boolean send(int sourcePort, ByteBuffer buf, InetSocketAddress to) {
         sent++;
         int start = buf.position();
         int len = buf.remaining();
         boolean ok = true;
-        if (dropped(buf, start, len)) {
+        FaultDraws d = draws;
+        d.draw(0, buf, start, len);
+        if (d.drop(0)) {
             fault(Fault.DROPPED);
         } else {
-            int flipAt = -1;
+            int at = d.flipAt(0) >= 0 ? start + d.flipAt(0) : -1;
             byte original = 0;
-            if (config.corrupt() > 0 && random.nextDouble() < config.corrupt() && len > 0) {
-                flipAt = start + corruptOffset(len);
-                original = buf.get(flipAt);
-                buf.put(flipAt, (byte) (original ^ (1 << random.nextInt(8))));
+            if (at >= 0) {
+                original = buf.get(at);
+                buf.put(at, (byte) (original ^ d.flipMask(0)));
                 fault(Fault.CORRUPTED);
             }
-            boolean twice = config.duplicate() > 0 && random.nextDouble() < config.duplicate();
-            if (!hold(sourcePort, buf, start, len, to)) {
-                ok = super.send(sourcePort, buf, to);
+            if (!hold(0, sourcePort, buf, start, len, to, gso ? ipv4Of(to) : 0, to.getPort())) {
+                ok = inner.send(sourcePort, buf, to);
             }
-            if (twice) {
+            if (d.twice(0)) {
                 buf.position(start);
-                super.send(sourcePort, buf, to);
+                inner.send(sourcePort, buf, to);
                 fault(Fault.DUPLICATED);
             }
-            if (flipAt >= 0) {
-                buf.put(flipAt, original); // the engine's buffer is its own again
+            if (at >= 0) {
+                buf.put(at, original); // the engine's buffer is its own again
             }
         }
         release(false);
         return ok;
     }
 
-    /** A byte offset in {@code [0, len)} other than the BTH's FECN/BECN byte, which the ICRC does not cover. */
-    private int corruptOffset(int len) {
-        if (len <= BTH_FECN_BYTE + 1) {
-            return random.nextInt(len);
+    /**
+     * Over a GSO link: the batch as one send when no fault hits any of its packets, else each packet on its own
+     * (see the class comment). Over NIO the engine never calls this.
+     */
+    @Override
+    public boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths,
+                                int count, int segment) {
+        if (!gso) {
+            return inner.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment);
         }
-        int at = random.nextInt(len - 1);
-        return at >= BTH_FECN_BYTE ? at + 1 : at;
+        int total = 0;
+        for (int i = 0; i < count; i++) {
+            total += lengths[i];
+        }
+        int size = segment > 0 ? segment : Math.max(1, total);
+        int n = (total + size - 1) / size;
+        FaultDraws d = draws;
+        if (total > gather.capacity() || n > d.capacity()) {
+            throw new IllegalArgumentException(total + " bytes in segments of " + segment + ": too many");
+        }
+        for (int i = 0, at = 0; i < count; at += lengths[i++]) {
+            MemorySegment.copy(everything, addresses[i], gatherSegment, at, lengths[i]);
+        }
+        boolean any = false;
+        for (int k = 0; k < n; k++) {
+            any |= d.draw(k, gather, k * size, Math.min(size, total - k * size));
+        }
+        if (!any) {
+            sent += n;
+            wholeBatches += n > 1 ? 1 : 0;
+            boolean ok = inner.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment);
+            release(false);
+            return ok;
+        }
+        splitBatches += n > 1 ? 1 : 0;
+        boolean ok = true;
+        for (int k = 0; k < n; k++) {
+            sent++;
+            int off = k * size;
+            int len = Math.min(size, total - off);
+            if (d.drop(k)) {
+                fault(Fault.DROPPED);
+            } else {
+                reseal(sourcePort, destIp, destPort, k, off, len);
+                if (d.flipAt(k) >= 0) {
+                    int at = off + d.flipAt(k);
+                    gather.put(at, (byte) (gather.get(at) ^ d.flipMask(k)));
+                    fault(Fault.CORRUPTED);
+                }
+                if (!hold(k, sourcePort, gather, off, len, null, destIp, destPort)) {
+                    ok &= sendOne(sourcePort, destIp, destPort, gatherAddress + off, len);
+                }
+                if (d.twice(k)) {
+                    sendOne(sourcePort, destIp, destPort, gatherAddress + off, len);
+                    fault(Fault.DUPLICATED);
+                }
+            }
+            release(false);
+        }
+        return ok;
     }
 
-    private boolean dropped(ByteBuffer buf, int start, int len) {
-        if (len >= BTH_LENGTH) {
-            int opcode = buf.get(start) & 0xFF;
-            int psn = (buf.get(start + 9) & 0xFF) << 16 | (buf.get(start + 10) & 0xFF) << 8
-                    | (buf.get(start + 11) & 0xFF);
-            if (match(dropPsns, psnHits, psn) || match(dropOpcodes, opcodeHits, opcode)) {
-                return true;
-            }
-            if (config.dropAcks() > 0 && (opcode == ACKNOWLEDGE || opcode == ATOMIC_ACKNOWLEDGE)
-                    && random.nextDouble() < config.dropAcks()) {
-                return true;
-            }
+    /**
+     * Checks the ICRC of packet {@code k} of a batch (at {@code off} of the gathered copy) under IPv4 ID {@code k},
+     * the one Linux gives it in a GSO send, and writes it again for ID 0, the one it gets sent alone.
+     */
+    private void reseal(int sourcePort, int destIp, int destPort, int k, int off, int len) {
+        if (len < Icrc.MIN_IB_LENGTH) {
+            return;
         }
-        return config.drop() > 0 && random.nextDouble() < config.drop();
+        int local = inner.localIp();
+        if (!icrc.verifyIpv4(local, destIp, sourcePort, destPort, k, gather, off, len)) {
+            icrcMismatches++;
+        } else if (k != 0) {
+            icrc.writeIpv4(local, destIp, sourcePort, destPort, 0, gather, off, len);
+        }
     }
 
-    private boolean match(int[] values, int[] hits, int v) {
-        for (int i = 0; i < values.length; i++) {
-            if (values[i] == v && hits[i] < config.times()) {
-                hits[i]++;
-                return true;
-            }
-        }
-        return false;
+    /** Sends the {@code len} bytes at native address {@code address} as one datagram (IPv4 ID 0). */
+    private boolean sendOne(int sourcePort, int destIp, int destPort, long address, int len) {
+        oneAddress[0] = address;
+        oneLength[0] = len;
+        return inner.sendSegments(sourcePort, destIp, destPort, oneAddress, oneLength, 1, 0);
     }
 
-    /** Copies the packet into a free slot if reorder or delay picks it; false to send it now. */
-    private boolean hold(int sourcePort, ByteBuffer buf, int start, int len, InetSocketAddress to) {
-        boolean timed;
-        int behind = 0;
-        if (config.reorder() > 0 && random.nextDouble() < config.reorder()) {
-            timed = false;
-            behind = 1 + random.nextInt(config.reorderWindow());
-        } else if (config.delay() > 0 && random.nextDouble() < config.delay()) {
-            timed = true;
-        } else {
-            return false;
+    /** The IPv4 address of {@code to} as an int, remembered for the last destination (no allocation per send). */
+    private int ipv4Of(InetSocketAddress to) {
+        if (to != lastTo) {
+            lastToIp = Link.ipv4(to.getAddress());
+            lastTo = to;
         }
-        if (freeCount == 0) {
-            return false; // every hold buffer is in use: this one goes out on time
+        return lastToIp;
+    }
+
+    /**
+     * Copies the packet into a free slot if the draws for packet {@code k} say reorder or delay; false to send it
+     * now. A slot goes out again to {@code to} through {@link Link#send}, or (over a GSO link) to
+     * {@code destIp:destPort}.
+     */
+    private boolean hold(int k, int sourcePort, ByteBuffer buf, int start, int len, InetSocketAddress to, int destIp,
+                         int destPort) {
+        int kind = draws.hold(k);
+        if (kind == FaultDraws.KEEP || freeCount == 0) {
+            return false; // not picked, or every hold buffer is in use: this one goes out on time
         }
+        boolean timed = kind == FaultDraws.DELAY;
         int s = free[--freeCount];
         ByteBuffer slot = slots[s];
         slot.clear();
@@ -233,14 +348,16 @@ public final class FaultyLink extends UdpLink {
         slot.limit(len);
         slotSourcePort[s] = sourcePort;
         slotTo[s] = to;
+        slotDestIp[s] = destIp;
+        slotDestPort[s] = destPort;
         slotTimed[s] = timed;
         if (timed) {
             slotDueNs[s] = clock.getAsLong() + config.delayNs();
             timedCount++;
             fault(Fault.DELAYED);
         } else {
-            slotDueSeq[s] = sent + behind;
-            slotDueTick[s] = ticks + behind;
+            slotDueSeq[s] = sent + draws.behind(k);
+            slotDueTick[s] = ticks + draws.behind(k);
             fault(Fault.REORDERED);
         }
         held[heldCount++] = s;
@@ -262,8 +379,12 @@ public final class FaultyLink extends UdpLink {
                 continue;
             }
             ByteBuffer slot = slots[s];
-            slot.position(0);
-            super.send(slotSourcePort[s], slot, slotTo[s]);
+            if (gso) {
+                sendOne(slotSourcePort[s], slotDestIp[s], slotDestPort[s], slotAddress[s], slot.limit());
+            } else {
+                slot.position(0);
+                inner.send(slotSourcePort[s], slot, slotTo[s]);
+            }
             slotTo[s] = null;
             if (slotTimed[s]) {
                 timedCount--;
@@ -273,14 +394,52 @@ public final class FaultyLink extends UdpLink {
         }
     }
 
+    private void fault(Fault f) {
+        counts[f.ordinal()]++;
+        listener.onFault(f);
+    }
+
+    // ----------------------------------------------------------------------------------------------- receives
+
     @Override
     public int receive(ByteBuffer buf) {
-        int n = super.receive(buf);
+        int n = inner.receive(buf);
         if (n < 0) {
-            ticks++;
-            release(false);
+            passed();
         }
         return n;
+    }
+
+    @Override
+    public int receiveBatch(ByteBuffer[] bufs, int max) {
+        int got = inner.receiveBatch(bufs, max);
+        if (got < Link.batchCount(bufs, max)) {
+            passed();
+        }
+        return got;
+    }
+
+    /** 0 while a delayed packet is held: the engine then waits in {@link #await}, which wakes for its release. */
+    @Override
+    public long receiveWaitNs() {
+        return timedCount > 0 ? 0 : inner.receiveWaitNs();
+    }
+
+    /** Sends what is held for reordering first (the engine goes idle), then receives as {@link Link} says. */
+    @Override
+    public int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
+        release(true);
+        int got = timedCount > 0 ? inner.receiveBatch(bufs, max) : inner.receiveBatchWaiting(bufs, max);
+        if (got < Link.batchCount(bufs, max)) {
+            passed();
+        }
+        return got;
+    }
+
+    /** A receive found the socket empty: an engine pass. */
+    private void passed() {
+        ticks++;
+        release(false);
     }
 
     /** Sends what is due, then waits, but not past the release time of a delayed packet. */
@@ -299,11 +458,103 @@ public final class FaultyLink extends UdpLink {
             }
             wait = Math.min(wait, TimeUnit.NANOSECONDS.toMillis(Math.max(0, soonest))); // < 1 ms: do not sleep
         }
-        super.await(wait);
+        inner.await(wait);
     }
 
-    private void fault(Fault f) {
-        counts[f.ordinal()]++;
-        listener.onFault(f);
+    // -------------------------------------------------------------------------------------------- delegation
+
+    @Override
+    public boolean isNative() {
+        return inner.isNative();
+    }
+
+    @Override
+    public int localIp() {
+        return inner.localIp();
+    }
+
+    @Override
+    public InetAddress address() {
+        return inner.address();
+    }
+
+    @Override
+    public int port() {
+        return inner.port();
+    }
+
+    @Override
+    public int receiveBufferBytes() {
+        return inner.receiveBufferBytes();
+    }
+
+    @Override
+    public int openSourcePort(int sourcePort) {
+        return inner.openSourcePort(sourcePort);
+    }
+
+    @Override
+    public int maxSegments() {
+        return inner.maxSegments();
+    }
+
+    @Override
+    public int lastSenderIp() {
+        return inner.lastSenderIp();
+    }
+
+    @Override
+    public int lastSenderPort() {
+        return inner.lastSenderPort();
+    }
+
+    @Override
+    public int lastSegmentSize() {
+        return inner.lastSegmentSize();
+    }
+
+    @Override
+    public void wakeReceive() {
+        inner.wakeReceive();
+    }
+
+    @Override
+    public boolean isWakeUp(int i) {
+        return inner.isWakeUp(i);
+    }
+
+    @Override
+    public int batchLength(int i) {
+        return inner.batchLength(i);
+    }
+
+    @Override
+    public int batchSenderIp(int i) {
+        return inner.batchSenderIp(i);
+    }
+
+    @Override
+    public int batchSenderPort(int i) {
+        return inner.batchSenderPort(i);
+    }
+
+    @Override
+    public int batchSegmentSize(int i) {
+        return inner.batchSegmentSize(i);
+    }
+
+    @Override
+    public void wakeup() {
+        inner.wakeup();
+    }
+
+    @Override
+    public void close() {
+        inner.close();
+    }
+
+    @Override
+    public String toString() {
+        return "FaultyLink[" + config + " over " + inner + "]";
     }
 }

@@ -25,7 +25,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
- * The native sockets of a {@link UdpLink}: the receive socket on {@code <ip>:4791} with UDP GRO, per-source-port
+ * The native sockets of a {@link NativeLink}: the receive socket on {@code <ip>:4791} with UDP GRO, per-source-port
  * send sockets, and an eventfd that wakes a waiting engine. A send hands the kernel up to {@link #MAX_SEGMENTS}
  * packets at once as one GSO datagram whose segments are the packets; a receive gets a run of packets that
  * arrived as one GSO datagram in one call, with the segment size the kernel reports in a UDP_GRO control message.
@@ -249,7 +249,7 @@ final class NativeDatagrams {
             }
             rxBatchBuffers = bufs;
         }
-        int count = UdpLink.batchCount(bufs, max);
+        int count = Link.batchCount(bufs, max);
         // the kernel writes back the name and control lengths and the flags of the headers it filled, only those
         for (int i = 0; i < rxFilled; i++) {
             resetReceiveHeader(rxVec, (long) i * MMSGHDR);

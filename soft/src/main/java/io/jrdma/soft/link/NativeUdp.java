@@ -17,7 +17,7 @@ import java.nio.ByteOrder;
  * of them in one {@code recvmsg} with UDP GRO ({@code UDP_GRO}), and gather a datagram from several buffers.
  *
  * <p>Only the calls and struct layouts of Linux on x86-64 and AArch64 (LP64, the generic socket constants) are
- * bound; {@link #UNAVAILABLE} says why the class cannot be used elsewhere, and {@link UdpLink} then falls back to
+ * bound; {@link #UNAVAILABLE} says why the class cannot be used elsewhere, and {@link Link#open} then falls back to
  * NIO. Every method is static and allocation-free; callers own the native memory they pass in.
  */
 final class NativeUdp {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The fault injector on its own: a {@link FaultyLink} sends numbered fake packets to a plain UDP socket, and the
@@ -42,7 +45,7 @@ class FaultyLinkTest {
 
     @BeforeEach
     void open() throws IOException {
-        to = new InetSocketAddress(InetAddress.getByName(TO), UdpLink.ROCE_PORT);
+        to = new InetSocketAddress(InetAddress.getByName(TO), Link.ROCE_PORT);
         sink = DatagramChannel.open(StandardProtocolFamily.INET);
         sink.bind(to);
         sink.configureBlocking(false);
@@ -53,8 +56,12 @@ class FaultyLinkTest {
         sink.close();
     }
 
-    private FaultyLink link(FaultConfig c) throws IOException {
-        return new FaultyLink(InetAddress.getByName(FROM), UdpLink.ROCE_PORT, c, clock::get, 4096);
+    /** A fault injector over a native link ({@code nativeLink}, skipped where there is none) or an NIO one. */
+    private FaultyLink link(boolean nativeLink, FaultConfig c) throws IOException {
+        assumeTrue(!nativeLink || Link.nativeUnavailable() == null, Link.nativeUnavailable());
+        Link inner = Link.open(InetAddress.getByName(FROM), Link.ROCE_PORT, nativeLink);
+        assertEquals(nativeLink, inner.isNative());
+        return new FaultyLink(inner, c, clock::get, 4096);
     }
 
     /** A fake IB packet: opcode, PSN = i, then i again as payload and a marker in the last bytes. */
@@ -70,7 +77,7 @@ class FaultyLinkTest {
     }
 
     private void send(FaultyLink l, int opcode, int i) {
-        assertTrue(l.send(UdpLink.ROCE_PORT, packet(opcode, i), to));
+        assertTrue(l.send(Link.ROCE_PORT, packet(opcode, i), to));
     }
 
     /** Everything that arrives within a short bounded wait, as the packet numbers. */
@@ -133,11 +140,12 @@ class FaultyLinkTest {
         assertTrue(e.getMessage().contains("dup=x"), e.getMessage());
     }
 
-    @Test
-    void shouldDropTheSamePacketsForTheSameSeed() throws IOException {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDropTheSamePacketsForTheSameSeed(boolean nativeLink) throws IOException {
         FaultConfig c = FaultConfig.builder().seed(7).drop(0.3).build();
         List<Integer> first;
-        try (FaultyLink l = link(c)) {
+        try (FaultyLink l = link(nativeLink, c)) {
             for (int i = 0; i < 200; i++) {
                 send(l, 0x04, i);
             }
@@ -145,13 +153,13 @@ class FaultyLinkTest {
             assertEquals(200 - first.size(), l.count(FaultyLink.Fault.DROPPED));
         }
         assertTrue(first.size() > 100 && first.size() < 180, "about 30% dropped: " + first.size());
-        try (FaultyLink l = link(c)) {
+        try (FaultyLink l = link(nativeLink, c)) {
             for (int i = 0; i < 200; i++) {
                 send(l, 0x04, i);
             }
             assertEquals(first, drain(), "same seed, same faults");
         }
-        try (FaultyLink l = link(FaultConfig.builder().seed(8).drop(0.3).build())) {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().seed(8).drop(0.3).build())) {
             for (int i = 0; i < 200; i++) {
                 send(l, 0x04, i);
             }
@@ -159,9 +167,10 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldDropByPsnOnlyTheFirstTimes() throws IOException {
-        try (FaultyLink l = link(FaultConfig.builder().dropPsns(3, 5).times(2).build())) {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDropByPsnOnlyTheFirstTimes(boolean nativeLink) throws IOException {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().dropPsns(3, 5).times(2).build())) {
             for (int round = 0; round < 3; round++) {
                 for (int i = 0; i < 8; i++) {
                     send(l, 0x04, i);
@@ -173,15 +182,16 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldDropByOpcodeAndAcksOnly() throws IOException {
-        try (FaultyLink l = link(FaultConfig.builder().dropOpcodes(0x0A).times(FaultConfig.ALL).build())) {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDropByOpcodeAndAcksOnly(boolean nativeLink) throws IOException {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().dropOpcodes(0x0A).times(FaultConfig.ALL).build())) {
             for (int i = 0; i < 10; i++) {
                 send(l, i % 2 == 0 ? 0x0A : 0x04, i);
             }
             assertEquals(List.of(1, 3, 5, 7, 9), drain());
         }
-        try (FaultyLink l = link(FaultConfig.builder().dropAcks(1.0).build())) {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().dropAcks(1.0).build())) {
             int[] opcodes = {0x11, 0x12, 0x10, 0x04, 0x0D, 0x11};
             for (int i = 0; i < opcodes.length; i++) {
                 send(l, opcodes[i], i);
@@ -191,9 +201,10 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldDuplicate() throws IOException {
-        try (FaultyLink l = link(FaultConfig.builder().seed(3).duplicate(0.5).build())) {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDuplicate(boolean nativeLink) throws IOException {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().seed(3).duplicate(0.5).build())) {
             for (int i = 0; i < 100; i++) {
                 send(l, 0x04, i);
             }
@@ -209,10 +220,11 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldReorderWithinTheWindowAndLoseNothing() throws IOException {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldReorderWithinTheWindowAndLoseNothing(boolean nativeLink) throws IOException {
         int window = 4;
-        try (FaultyLink l = link(FaultConfig.builder().seed(11).reorder(0.3, window).build())) {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().seed(11).reorder(0.3, window).build())) {
             for (int i = 0; i < 200; i++) {
                 send(l, 0x04, i);
             }
@@ -233,9 +245,10 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldReleaseAReorderedPacketAfterEnginePassesWithoutLaterTraffic() throws IOException {
-        try (FaultyLink l = link(FaultConfig.builder().reorder(1.0, 3).build())) {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldReleaseAReorderedPacketAfterEnginePassesWithoutLaterTraffic(boolean nativeLink) throws IOException {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().reorder(1.0, 3).build())) {
             send(l, 0x04, 1);
             assertEquals(1, l.held());
             for (int pass = 0; pass < 3; pass++) {
@@ -247,9 +260,10 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldDelayByTheDeviceClock() throws IOException {
-        try (FaultyLink l = link(FaultConfig.builder().delay(1.0, 50_000).build())) {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDelayByTheDeviceClock(boolean nativeLink) throws IOException {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().delay(1.0, 50_000).build())) {
             send(l, 0x04, 1);
             send(l, 0x04, 2);
             scratch.clear();
@@ -269,9 +283,10 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldSendAtOnceWhenEveryHoldBufferIsInUse() throws IOException {
-        try (FaultyLink l = link(FaultConfig.builder().delay(1.0, 1_000_000_000L).hold(2).build())) {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldSendAtOnceWhenEveryHoldBufferIsInUse(boolean nativeLink) throws IOException {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().delay(1.0, 1_000_000_000L).hold(2).build())) {
             for (int i = 0; i < 5; i++) {
                 send(l, 0x04, i);
             }
@@ -281,9 +296,10 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldFlipExactlyOneBitOutsideTheMaskedByte() throws IOException {
-        try (FaultyLink l = link(FaultConfig.builder().seed(5).corrupt(1.0).build())) {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldFlipExactlyOneBitOutsideTheMaskedByte(boolean nativeLink) throws IOException {
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().seed(5).corrupt(1.0).build())) {
             for (int i = 0; i < 300; i++) {
                 send(l, 0x04, i);
                 // the engine's buffer is left as it was
@@ -308,18 +324,19 @@ class FaultyLinkTest {
         }
     }
 
-    @Test
-    void shouldNotAllocatePerPacket() throws IOException {
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldNotAllocatePerPacket(boolean nativeLink) throws IOException {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().threadId();
         FaultConfig c = FaultConfig.builder().seed(9).drop(0.1).duplicate(0.1).reorder(0.1, 8).delay(0.1, 1000)
                 .corrupt(0.1).dropAcks(0.1).dropPsns(5).dropOpcodes(0x0A).build();
-        try (FaultyLink l = link(c)) {
+        try (FaultyLink l = link(nativeLink, c)) {
             long best = Long.MAX_VALUE;
             for (int round = 0; round < 4; round++) {
                 long before = mx.getThreadAllocatedBytes(tid);
                 for (int i = 0; i < 20_000; i++) {
-                    l.send(UdpLink.ROCE_PORT, packet(i % 3 == 0 ? 0x11 : 0x04, i), to);
+                    l.send(Link.ROCE_PORT, packet(i % 3 == 0 ? 0x11 : 0x04, i), to);
                     if (i % 16 == 0) {
                         clock.addAndGet(700);
                         scratch.clear();

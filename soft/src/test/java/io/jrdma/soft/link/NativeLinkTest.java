@@ -19,9 +19,9 @@ class NativeLinkTest {
 
     @Test
     void shouldDeliverARunOfPacketsAsOneDatagramWithItsSegmentSize() throws Exception {
-        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
-        try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-             UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT)) {
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
+        try (Link a = Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true);
+             Link b = Link.open(InetAddress.getByName(B), Link.ROCE_PORT, true)) {
             assertTrue(a.isNative() && b.isNative());
             assertEquals(64, a.maxSegments());
             ByteBuffer[] packets = {packet(100, 1), packet(100, 2), packet(50, 3)};
@@ -31,14 +31,14 @@ class NativeLinkTest {
                 addresses[i] = MemorySegment.ofBuffer(packets[i]).address();
                 lengths[i] = packets[i].remaining();
             }
-            assertTrue(a.sendSegments(a.port(), UdpLink.ipv4(InetAddress.getByName(B)), UdpLink.ROCE_PORT,
+            assertTrue(a.sendSegments(a.port(), Link.ipv4(InetAddress.getByName(B)), Link.ROCE_PORT,
                     addresses, lengths, 3, 100));
             ByteBuffer rx = ByteBuffer.allocateDirect(65536);
             int n = receive(b, rx);
             assertEquals(250, n, "the run arrives whole");
             assertEquals(100, b.lastSegmentSize(), "with the GSO segment size");
-            assertEquals(UdpLink.ipv4(InetAddress.getByName(A)), b.lastSenderIp());
-            assertEquals(UdpLink.ROCE_PORT, b.lastSenderPort());
+            assertEquals(Link.ipv4(InetAddress.getByName(A)), b.lastSenderIp());
+            assertEquals(Link.ROCE_PORT, b.lastSenderPort());
             for (int i = 0; i < 250; i++) {
                 int expected = i < 100 ? 1 : i < 200 ? 2 : 3;
                 assertEquals(expected, rx.get(i), "byte " + i);
@@ -48,11 +48,11 @@ class NativeLinkTest {
 
     @Test
     void shouldReportOnePacketAsNoRun() throws Exception {
-        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
-        try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-             UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT)) {
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
+        try (Link a = Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true);
+             Link b = Link.open(InetAddress.getByName(B), Link.ROCE_PORT, true)) {
             ByteBuffer p = packet(40, 9);
-            assertTrue(a.send(a.port(), p, new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT)));
+            assertTrue(a.send(a.port(), p, new java.net.InetSocketAddress(B, Link.ROCE_PORT)));
             ByteBuffer rx = ByteBuffer.allocateDirect(65536);
             assertEquals(40, receive(b, rx));
             assertEquals(0, b.lastSegmentSize());
@@ -63,11 +63,11 @@ class NativeLinkTest {
     @Test
     void shouldTakeEveryWaitingDatagramInOneBatchAndReportTheSocketDrained() throws Exception {
         for (boolean nio : new boolean[] {false, true}) {
-            assumeTrue(nio || UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
-            try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-                 UdpLink b = receiver(nio)) {
+            assumeTrue(nio || Link.nativeUnavailable() == null, Link.nativeUnavailable());
+            try (Link a = Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true);
+                 Link b = receiver(nio)) {
                 assertEquals(!nio, b.isNative());
-                java.net.InetSocketAddress to = new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT);
+                java.net.InetSocketAddress to = new java.net.InetSocketAddress(B, Link.ROCE_PORT);
                 for (int i = 0; i < 3; i++) {
                     assertTrue(a.send(a.port(), packet(30 + i, 10 + i), to));
                 }
@@ -85,8 +85,8 @@ class NativeLinkTest {
                 for (int i = 0; i < 3; i++) {
                     assertEquals(30 + i, b.batchLength(i));
                     assertEquals(10 + i, bufs[i].get(29 + i), "datagram " + i + " in its own buffer");
-                    assertEquals(UdpLink.ipv4(InetAddress.getByName(A)), b.batchSenderIp(i));
-                    assertEquals(UdpLink.ROCE_PORT, b.batchSenderPort(i));
+                    assertEquals(Link.ipv4(InetAddress.getByName(A)), b.batchSenderIp(i));
+                    assertEquals(Link.ROCE_PORT, b.batchSenderPort(i));
                     assertEquals(0, b.batchSegmentSize(i));
                     assertEquals(0, bufs[i].position(), "positions are left alone");
                 }
@@ -98,10 +98,10 @@ class NativeLinkTest {
     @Test
     void shouldTakeNoMoreThanAskedAndKeepTheSegmentSizeOfARunAfterASinglePacket() throws Exception {
         for (boolean nio : new boolean[] {false, true}) {
-            assumeTrue(nio || UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
-            try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-                 UdpLink b = receiver(nio)) {
-                java.net.InetSocketAddress to = new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT);
+            assumeTrue(nio || Link.nativeUnavailable() == null, Link.nativeUnavailable());
+            try (Link a = Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true);
+                 Link b = receiver(nio)) {
+                java.net.InetSocketAddress to = new java.net.InetSocketAddress(B, Link.ROCE_PORT);
                 ByteBuffer[] bufs = batchBuffers();
                 // a single packet, then a run: the run lands in the header the single packet's receive filled (its
                 // control length then said "no control message"), and must still report its segment size
@@ -115,9 +115,9 @@ class NativeLinkTest {
                     addresses[i] = MemorySegment.ofBuffer(run[i]).address();
                     lengths[i] = run[i].remaining();
                 }
-                int dest = UdpLink.ipv4(InetAddress.getByName(B));
+                int dest = Link.ipv4(InetAddress.getByName(B));
                 for (int k = 0; k < 2; k++) {
-                    assertTrue(a.sendSegments(a.port(), dest, UdpLink.ROCE_PORT, addresses, lengths, 3, 100));
+                    assertTrue(a.sendSegments(a.port(), dest, Link.ROCE_PORT, addresses, lengths, 3, 100));
                 }
                 assertTrue(a.send(a.port(), packet(30, 8), to));
                 // three datagrams wait (two runs, then a packet; NIO sees each run's packets one by one): one
@@ -136,7 +136,7 @@ class NativeLinkTest {
     }
 
     /** Receives a batch of at most {@code max}, waiting up to 5 s for the first datagram. */
-    private static int awaitBatch(UdpLink b, ByteBuffer[] bufs, int max) {
+    private static int awaitBatch(Link b, ByteBuffer[] bufs, int max) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (System.nanoTime() < deadline) {
             int got = b.receiveBatch(bufs, max);
@@ -150,19 +150,19 @@ class NativeLinkTest {
 
     @Test
     void shouldReachEveryDestinationFromOneSourcePort() throws Exception {
-        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
         String c = "127.0.58.3";
-        try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-             UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT);
-             UdpLink cc = new UdpLink(InetAddress.getByName(c), UdpLink.ROCE_PORT)) {
+        try (Link a = Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true);
+             Link b = Link.open(InetAddress.getByName(B), Link.ROCE_PORT, true);
+             Link cc = Link.open(InetAddress.getByName(c), Link.ROCE_PORT, true)) {
             int sourcePort = a.openSourcePort(0xC123);
             assertEquals(0xC123, sourcePort);
             ByteBuffer rx = ByteBuffer.allocateDirect(65536);
             for (int round = 0; round < 2; round++) { // B, C, B, C from the same source port
-                assertTrue(a.send(sourcePort, packet(20, 1), new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT)));
+                assertTrue(a.send(sourcePort, packet(20, 1), new java.net.InetSocketAddress(B, Link.ROCE_PORT)));
                 assertEquals(20, receive(b, rx));
                 assertEquals(sourcePort, b.lastSenderPort());
-                assertTrue(a.send(sourcePort, packet(21, 2), new java.net.InetSocketAddress(c, UdpLink.ROCE_PORT)));
+                assertTrue(a.send(sourcePort, packet(21, 2), new java.net.InetSocketAddress(c, Link.ROCE_PORT)));
                 assertEquals(21, receive(cc, rx), "round " + round + ": C still reached");
                 assertEquals(sourcePort, cc.lastSenderPort());
             }
@@ -171,9 +171,9 @@ class NativeLinkTest {
 
     @Test
     void shouldWaitInAReceiveUntilADatagramComesAndNoLongerThanTwoTicksWhenNoneDoes() throws Exception {
-        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
-        try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-             UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT)) {
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
+        try (Link a = Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true);
+             Link b = Link.open(InetAddress.getByName(B), Link.ROCE_PORT, true)) {
             long tick = b.receiveWaitNs();
             assertTrue(tick >= TimeUnit.MICROSECONDS.toNanos(100) && tick <= TimeUnit.MILLISECONDS.toNanos(100),
                     "one kernel clock tick: " + tick + " ns");
@@ -194,7 +194,7 @@ class NativeLinkTest {
             Thread sender = Thread.ofPlatform().start(() -> {
                 try {
                     Thread.sleep(30);
-                    a.send(a.port(), packet(33, 7), new java.net.InetSocketAddress(B, UdpLink.ROCE_PORT));
+                    a.send(a.port(), packet(33, 7), new java.net.InetSocketAddress(B, Link.ROCE_PORT));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -217,9 +217,9 @@ class NativeLinkTest {
 
     @Test
     void shouldEndAWaitWithAnEmptyDatagramFromItselfThatIsNoPacket() throws Exception {
-        assumeTrue(UdpLink.nativeUnavailable() == null, UdpLink.nativeUnavailable());
-        try (UdpLink a = new UdpLink(InetAddress.getByName(A), UdpLink.ROCE_PORT);
-             UdpLink b = new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT)) {
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
+        try (Link a = Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true);
+             Link b = Link.open(InetAddress.getByName(B), Link.ROCE_PORT, true)) {
             ByteBuffer[] bufs = batchBuffers();
             b.wakeReceive(); // before the wait: the wait returns at once
             assertEquals(1, b.receiveBatchWaiting(bufs, bufs.length));
@@ -229,7 +229,7 @@ class NativeLinkTest {
 
             // an empty datagram from anyone else is not a wake-up (the engine counts it as a dropped packet)
             assertTrue(a.send(a.port(), ByteBuffer.allocateDirect(0), new java.net.InetSocketAddress(B,
-                    UdpLink.ROCE_PORT)));
+                    Link.ROCE_PORT)));
             assertEquals(1, b.receiveBatchWaiting(bufs, bufs.length));
             assertEquals(0, b.batchLength(0));
             assertFalse(b.isWakeUp(0));
@@ -255,23 +255,16 @@ class NativeLinkTest {
     }
 
     /** B's link: NIO channels, or native sockets. */
-    private static UdpLink receiver(boolean nio) throws java.io.IOException {
-        return nio ? new NioLink(InetAddress.getByName(B)) : new UdpLink(InetAddress.getByName(B), UdpLink.ROCE_PORT);
+    private static Link receiver(boolean nio) throws java.io.IOException {
+        return Link.open(InetAddress.getByName(B), Link.ROCE_PORT, !nio);
     }
 
     private static ByteBuffer[] batchBuffers() {
-        ByteBuffer[] bufs = new ByteBuffer[UdpLink.RX_BATCH];
+        ByteBuffer[] bufs = new ByteBuffer[Link.RX_BATCH];
         for (int i = 0; i < bufs.length; i++) {
             bufs[i] = ByteBuffer.allocateDirect(65536);
         }
         return bufs;
-    }
-
-    /** A link that uses NIO channels even where native sockets work. */
-    private static final class NioLink extends UdpLink {
-        NioLink(InetAddress address) {
-            super(address, UdpLink.ROCE_PORT, false);
-        }
     }
 
     private static ByteBuffer packet(int length, int fill) {
@@ -282,7 +275,7 @@ class NativeLinkTest {
         return b;
     }
 
-    private static int receive(UdpLink link, ByteBuffer rx) {
+    private static int receive(Link link, ByteBuffer rx) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (System.nanoTime() < deadline) {
             rx.clear();
