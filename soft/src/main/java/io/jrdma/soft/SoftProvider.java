@@ -17,7 +17,8 @@ import java.util.Map;
  *       ({@code ~/.config/jrdma/devices.conf}; {@code jrdma.config} / {@code JRDMA_CONFIG} names another);</li>
  *   <li>one device {@code rxe0} on 127.0.0.1.</li>
  * </ol>
- * {@code jrdma.threading} / {@code JRDMA_THREADING} chooses {@code dedicated} (default) or {@code invoker}. The
+ * {@code jrdma.threading} / {@code JRDMA_THREADING} chooses {@code dedicated} (default) or {@code invoker}, and
+ * {@code jrdma.idle} / {@code JRDMA_IDLE} a dedicated engine's {@link IdleStrategy#named idle strategy}. The
  * list is read again on every call, so a program sees devices added since it started.
  */
 public final class SoftProvider implements Provider {
@@ -40,9 +41,10 @@ public final class SoftProvider implements Provider {
     public List<Device> devices() {
         Threading threading = Threading.valueOf(Settings.get("jrdma.threading", "JRDMA_THREADING", "dedicated")
                 .toUpperCase(Locale.ROOT));
+        String idle = Settings.get("jrdma.idle", "JRDMA_IDLE", "backoff"); // a device reads it when built
         List<Device> out = new ArrayList<>();
         for (DeviceConfig.Entry e : DeviceConfig.effective().entries()) {
-            String key = e.name() + "=" + e.address() + "/" + threading;
+            String key = e.name() + "=" + e.address() + "/" + threading + "/" + idle;
             synchronized (DEVICES) {
                 out.add(DEVICES.computeIfAbsent(key, k -> SoftDevice.builder().name(e.name()).address(e.address())
                         .threading(threading).build()));
