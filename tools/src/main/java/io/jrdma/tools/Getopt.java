@@ -8,10 +8,10 @@ import java.util.Locale;
  * ({@code -s64}, {@code -s 64}), {@code --name=value} or {@code --name value}, and {@code --} ending the options.
  * What the options mean is the caller's {@link Handler}.
  */
-final class Getopt {
+public final class Getopt {
 
     /** The meaning of a tool's options. */
-    interface Handler {
+    public interface Handler {
         /** The short name of long option {@code --name}; throws for an unknown one (or returns a name that does). */
         String shortName(String name);
 
@@ -36,7 +36,7 @@ final class Getopt {
      *
      * @throws IllegalArgumentException for a missing value or a value given to a flag (and whatever {@code h} throws)
      */
-    static void scan(String[] args, Handler h) {
+    public static void scan(String[] args, Handler h) {
         int i = 0;
         boolean optionsDone = false;
         while (i < args.length) {
@@ -88,7 +88,7 @@ final class Getopt {
     }
 
     /** A timeout in seconds (0 < s <= 1 day), as the tools' {@code --timeout}, in milliseconds. */
-    static long timeoutMillis(String value) {
+    public static long timeoutMillis(String value) {
         double s;
         try {
             s = Double.parseDouble(value);
@@ -102,7 +102,7 @@ final class Getopt {
     }
 
     /** C's strtoul(s, NULL, 0) (decimal, 0x hex, 0 octal), but strict: the whole string must be a number. */
-    static long number(String s, String option) {
+    public static long number(String s, String option) {
         String t = s.trim().toLowerCase(Locale.ROOT);
         try {
             if (t.startsWith("0x")) {
