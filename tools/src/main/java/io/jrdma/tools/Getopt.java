@@ -1,6 +1,10 @@
 package io.jrdma.tools;
 
 import java.util.Locale;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 /**
  * Command-line scanning as glibc's getopt_long does it, for the tools that mimic C programs (ibv_*_pingpong,
@@ -29,6 +33,47 @@ public final class Getopt {
     }
 
     private Getopt() {
+    }
+
+    /**
+     * The handler of a C tool's command line: long names map to short ones by {@code shortName}, {@code takesValue}
+     * tells the options with a value, {@code value} and {@code flag} take the options, and the one operand a tool
+     * may have (the server's name) goes to {@code operand}, a second one being an error.
+     */
+    public static Handler handler(UnaryOperator<String> shortName, Predicate<String> takesValue,
+                                  BiConsumer<String, String> value, Consumer<String> flag, Consumer<String> operand) {
+        return new Handler() {
+            private boolean hasOperand;
+
+            @Override
+            public String shortName(String name) {
+                return shortName.apply(name);
+            }
+
+            @Override
+            public boolean takesValue(String opt) {
+                return takesValue.test(opt);
+            }
+
+            @Override
+            public void value(String opt, String v) {
+                value.accept(opt, v);
+            }
+
+            @Override
+            public void flag(String opt) {
+                flag.accept(opt);
+            }
+
+            @Override
+            public void operand(String arg) {
+                if (hasOperand) {
+                    throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+                }
+                hasOperand = true;
+                operand.accept(arg);
+            }
+        };
     }
 
     /**

@@ -226,11 +226,6 @@ final class Exchange implements Closeable {
         }
     }
 
-    /** Bounds every later read (0: forever). */
-    void readTimeout(long timeoutMs) throws IOException {
-        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
-    }
-
     private void write(byte[] b) throws IOException {
         out.write(b);
         out.flush();

@@ -89,35 +89,8 @@ final class Options {
      */
     static Options parse(Tool tool, String[] args) {
         Options o = new Options(tool);
-        Getopt.scan(args, new Getopt.Handler() {
-            @Override
-            public String shortName(String name) {
-                return longToShort(name);
-            }
-
-            @Override
-            public boolean takesValue(String opt) {
-                return Options.takesValue(opt);
-            }
-
-            @Override
-            public void value(String opt, String value) {
-                o.set(opt, value);
-            }
-
-            @Override
-            public void flag(String opt) {
-                o.flag(opt);
-            }
-
-            @Override
-            public void operand(String arg) {
-                if (o.serverName != null) {
-                    throw new IllegalArgumentException("unexpected argument '" + arg + "'");
-                }
-                o.serverName = arg;
-            }
-        });
+        Getopt.scan(args, Getopt.handler(Options::longToShort, Options::takesValue, o::set, o::flag,
+                arg -> o.serverName = arg));
         if (!o.help && !o.version) {
             o.validate();
         }

@@ -56,14 +56,4 @@ enum Tool {
     boolean usesOutReads() {
         return verb == Verb.READ || verb == Verb.ATOMIC;
     }
-
-    /** The tool named {@code command}, or null. */
-    static Tool byCommand(String command) {
-        for (Tool t : values()) {
-            if (t.command.equals(command)) {
-                return t;
-            }
-        }
-        return null;
-    }
 }

@@ -60,35 +60,8 @@ final class Options {
      */
     static Options parse(Kind kind, String[] args) {
         Options o = new Options(kind);
-        Getopt.scan(args, new Getopt.Handler() {
-            @Override
-            public String shortName(String name) {
-                return longToShort(kind, name);
-            }
-
-            @Override
-            public boolean takesValue(String opt) {
-                return Options.takesValue(kind, opt);
-            }
-
-            @Override
-            public void value(String opt, String value) {
-                o.set(opt, value);
-            }
-
-            @Override
-            public void flag(String opt) {
-                o.flag(opt);
-            }
-
-            @Override
-            public void operand(String arg) {
-                if (o.serverName != null) {
-                    throw new IllegalArgumentException("unexpected argument '" + arg + "'");
-                }
-                o.serverName = arg;
-            }
-        });
+        Getopt.scan(args, Getopt.handler(name -> longToShort(kind, name), opt -> takesValue(kind, opt), o::set,
+                o::flag, arg -> o.serverName = arg));
         return o;
     }
 
