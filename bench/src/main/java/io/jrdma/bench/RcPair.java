@@ -1,25 +1,21 @@
 package io.jrdma.bench;
 
+import io.jrdma.examples.QpConnect;
 import io.jrdma.soft.SoftDevice;
 import io.jrdma.soft.Threading;
 import io.jrdma.verbs.Access;
-import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.ProtectionDomain;
-import io.jrdma.verbs.QpAttr;
-import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.QpInitAttr;
-import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.EnumSet;
 
 /**
  * Two soft devices in this process, with invoker threading (no engine threads: the benchmark thread runs both
@@ -42,6 +38,9 @@ final class RcPair implements AutoCloseable {
     private static final int PSN_A = 0x100;
     private static final int PSN_B = 0x200;
     private static final int ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+    /** MTU 1024, 4 READs each way, RNR timer 1 (0.01 ms): the benchmarks post their RECVs ahead, so RNR is rare. */
+    private static final QpConnect.Options CONNECT = QpConnect.Options.DEFAULTS.withPort(PORT).withAccess(ACCESS)
+            .withMtu(Mtu.MTU_1024).withGrh(GID_INDEX, 64).withRdAtomic(4).withMinRnrTimer(1);
 
     /** The requester's side (device on the first address). */
     final Side a;
@@ -173,17 +172,9 @@ final class RcPair implements AutoCloseable {
 
         /** Moves the QP through INIT and RTR to RTS, connected to {@code remote}'s QP, with the given first PSNs. */
         void connect(Side remote, int psn, int remotePsn) {
-            qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(PORT).qpAccessFlags(ACCESS),
-                    EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-            qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(remote.qp.qpNum())
-                            .rqPsn(remotePsn).maxDestRdAtomic(4).minRnrTimer(1)
-                            .ahAttr(new AhAttr().isGlobal(true).dgid(remote.context.queryGid(PORT, GID_INDEX))
-                                    .sgidIndex(GID_INDEX).hopLimit(64).portNum(PORT)),
-                    EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                            QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-            qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(psn).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(4),
-                    EnumSet.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
-                            QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
+            QpConnect.connect(qp, new QpConnect.Address(0, qp.qpNum(), psn, context.queryGid(PORT, GID_INDEX)),
+                    new QpConnect.Address(0, remote.qp.qpNum(), remotePsn, remote.context.queryGid(PORT, GID_INDEX)),
+                    CONNECT);
         }
 
         /** Polls up to {@code max} completions into {@link #wc}; throws on an error completion. */

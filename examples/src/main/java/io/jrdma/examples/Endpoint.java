@@ -1,7 +1,6 @@
 package io.jrdma.examples;
 
 import io.jrdma.verbs.Gid;
-import java.util.Objects;
 
 /**
  * What one side of an RC connection tells the other out of band: the address of its QP and, for RDMA, of a memory
@@ -26,14 +25,12 @@ public record Endpoint(int lid, int qpn, int psn, Gid gid, int rkey, long vaddr)
      * @throws IllegalArgumentException when lid is not 16 bits or qpn or psn not 24 bits
      */
     public Endpoint {
-        Objects.requireNonNull(gid, "gid");
-        if ((lid & ~0xFFFF) != 0) {
-            throw new IllegalArgumentException("lid 0x" + Integer.toHexString(lid) + " is not 16 bits");
-        }
-        if ((qpn & ~0xFFFFFF) != 0 || (psn & ~0xFFFFFF) != 0) {
-            throw new IllegalArgumentException("qpn 0x" + Integer.toHexString(qpn) + " and psn 0x"
-                    + Integer.toHexString(psn) + " must be 24 bits");
-        }
+        new QpConnect.Address(lid, qpn, psn, gid);
+    }
+
+    /** The QP's part: what {@link QpConnect} connects to. */
+    public QpConnect.Address address() {
+        return new QpConnect.Address(lid, qpn, psn, gid);
     }
 
     /** The one-line text form, for example {@code 0000:000011:00abcd:<32 hex digits>:00000100:<16 hex digits>}. */

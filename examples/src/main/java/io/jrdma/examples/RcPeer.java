@@ -2,23 +2,18 @@ package io.jrdma.examples;
 
 import io.jrdma.soft.SoftContext;
 import io.jrdma.soft.SoftDevice;
-import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.ProtectionDomain;
-import io.jrdma.verbs.QpAttr;
-import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.QpInitAttr;
-import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
@@ -36,12 +31,11 @@ public final class RcPeer implements AutoCloseable {
 
     private static final int QUEUE_DEPTH = 16;
     private static final int CQ_DEPTH = 2 * QUEUE_DEPTH;
-    private static final int RD_ATOMIC = 4;
-    private static final int MIN_RNR_TIMER = 12; // 0.64 ms (IBA table 45)
-    private static final int ACK_TIMEOUT = 14; // 4.096 us * 2^14 = 67 ms
-    private static final int RETRY_COUNT = 7;
-    private static final int RNR_RETRY = 7; // 7 = retry forever
-    private static final int HOP_LIMIT = 64;
+    /**
+     * How the examples connect: port {@value #IB_PORT}, a GRH from GID index {@value #GID_INDEX} (hop limit 64),
+     * 4 READs and atomics each way, RNR timer 12 (0.64 ms), ACK timeout 14 (67 ms), 7 retries, RNR retry for ever.
+     */
+    public static final QpConnect.Options CONNECT = QpConnect.Options.DEFAULTS;
     private static final long SPIN_POLLS = 10_000;
     private static final long PARK_NS = 20_000;
 
@@ -83,8 +77,7 @@ public final class RcPeer implements AutoCloseable {
         cq = context.createCq(CQ_DEPTH);
         qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq)
                 .cap(new QpCap(QUEUE_DEPTH, QUEUE_DEPTH, 1, 1, 0)));
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(IB_PORT).qpAccessFlags(qpAccess),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        QpConnect.init(qp, CONNECT.withAccess(qpAccess));
     }
 
     /** The open device. */
@@ -120,26 +113,7 @@ public final class RcPeer implements AutoCloseable {
 
     /** Moves the QP through RTR to RTS, connected to {@code remote}; sends from {@code local.psn()} on. */
     public void connect(Endpoint local, Endpoint remote, Mtu pathMtu) {
-        connect(qp, local, remote, pathMtu, RD_ATOMIC, MIN_RNR_TIMER);
-    }
-
-    /**
-     * Moves any RC {@code qp} of port {@value #IB_PORT} through RTR to RTS, connected to {@code remote} over RoCEv2
-     * (GID index {@value #GID_INDEX}) and sending from {@code local.psn()} on, with {@code rdAtomic} READs and
-     * atomics in flight each way, and {@code minRnrTimer} (IBA table 45) as the delay its RNR NAKs ask for.
-     */
-    public static void connect(QueuePair qp, Endpoint local, Endpoint remote, Mtu pathMtu, int rdAtomic,
-                               int minRnrTimer) {
-        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(pathMtu).destQpNum(remote.qpn()).rqPsn(remote.psn())
-                        .maxDestRdAtomic(rdAtomic).minRnrTimer(minRnrTimer)
-                        .ahAttr(new AhAttr().isGlobal(true).dgid(remote.gid()).sgidIndex(GID_INDEX).hopLimit(HOP_LIMIT)
-                                .dlid(remote.lid()).portNum(IB_PORT)),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN,
-                        QpAttrMask.RQ_PSN, QpAttrMask.MAX_DEST_RD_ATOMIC, QpAttrMask.MIN_RNR_TIMER));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(local.psn()).timeout(ACK_TIMEOUT).retryCnt(RETRY_COUNT)
-                        .rnrRetry(RNR_RETRY).maxRdAtomic(rdAtomic),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.SQ_PSN, QpAttrMask.TIMEOUT, QpAttrMask.RETRY_CNT,
-                        QpAttrMask.RNR_RETRY, QpAttrMask.MAX_QP_RD_ATOMIC));
+        QpConnect.connect(qp, local.address(), remote.address(), CONNECT.withMtu(pathMtu));
     }
 
     /**

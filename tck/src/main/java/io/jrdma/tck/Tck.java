@@ -338,21 +338,6 @@ public abstract class Tck {
         return out;
     }
 
-    /** Drives both devices for {@code ms} milliseconds; returns copies of every completion {@code cq} produced. */
-    protected java.util.List<WorkCompletion> drainFor(CompletionQueue cq, long ms) {
-        java.util.List<WorkCompletion> out = new java.util.ArrayList<>();
-        WorkCompletion[] wc = {new WorkCompletion()};
-        long deadline = System.nanoTime() + ms * 1_000_000L;
-        while (System.nanoTime() - deadline < 0) {
-            drive();
-            while (cq.poll(wc, 1) == 1) {
-                out.add(new WorkCompletion().copyFrom(wc[0]));
-            }
-            Thread.onSpinWait();
-        }
-        return out;
-    }
-
     /** A signaled SEND of {@code [offset, offset + length)} of {@code from}'s buffer. */
     protected static SendWr sendWr(Side from, long wrId, long offset, int length) {
         return new SendWr().wrId(wrId).opcode(io.jrdma.verbs.WrOpcode.SEND).sg(from.sge(offset, length)).signaled(true);

@@ -1,6 +1,10 @@
 package io.jrdma.tools;
 
 import java.util.Locale;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 /**
  * Command-line scanning as glibc's getopt_long does it, for the tools that mimic C programs (ibv_*_pingpong,
@@ -8,10 +12,10 @@ import java.util.Locale;
  * ({@code -s64}, {@code -s 64}), {@code --name=value} or {@code --name value}, and {@code --} ending the options.
  * What the options mean is the caller's {@link Handler}.
  */
-final class Getopt {
+public final class Getopt {
 
     /** The meaning of a tool's options. */
-    interface Handler {
+    public interface Handler {
         /** The short name of long option {@code --name}; throws for an unknown one (or returns a name that does). */
         String shortName(String name);
 
@@ -32,11 +36,52 @@ final class Getopt {
     }
 
     /**
+     * The handler of a C tool's command line: long names map to short ones by {@code shortName}, {@code takesValue}
+     * tells the options with a value, {@code value} and {@code flag} take the options, and the one operand a tool
+     * may have (the server's name) goes to {@code operand}, a second one being an error.
+     */
+    public static Handler handler(UnaryOperator<String> shortName, Predicate<String> takesValue,
+                                  BiConsumer<String, String> value, Consumer<String> flag, Consumer<String> operand) {
+        return new Handler() {
+            private boolean hasOperand;
+
+            @Override
+            public String shortName(String name) {
+                return shortName.apply(name);
+            }
+
+            @Override
+            public boolean takesValue(String opt) {
+                return takesValue.test(opt);
+            }
+
+            @Override
+            public void value(String opt, String v) {
+                value.accept(opt, v);
+            }
+
+            @Override
+            public void flag(String opt) {
+                flag.accept(opt);
+            }
+
+            @Override
+            public void operand(String arg) {
+                if (hasOperand) {
+                    throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+                }
+                hasOperand = true;
+                operand.accept(arg);
+            }
+        };
+    }
+
+    /**
      * Scans {@code args}, calling {@code h} for each option and operand in order.
      *
      * @throws IllegalArgumentException for a missing value or a value given to a flag (and whatever {@code h} throws)
      */
-    static void scan(String[] args, Handler h) {
+    public static void scan(String[] args, Handler h) {
         int i = 0;
         boolean optionsDone = false;
         while (i < args.length) {
@@ -88,7 +133,7 @@ final class Getopt {
     }
 
     /** A timeout in seconds (0 < s <= 1 day), as the tools' {@code --timeout}, in milliseconds. */
-    static long timeoutMillis(String value) {
+    public static long timeoutMillis(String value) {
         double s;
         try {
             s = Double.parseDouble(value);
@@ -102,7 +147,7 @@ final class Getopt {
     }
 
     /** C's strtoul(s, NULL, 0) (decimal, 0x hex, 0 octal), but strict: the whole string must be a number. */
-    static long number(String s, String option) {
+    public static long number(String s, String option) {
         String t = s.trim().toLowerCase(Locale.ROOT);
         try {
             if (t.startsWith("0x")) {

@@ -1,5 +1,9 @@
 package io.jrdma.tools;
 
+import io.jrdma.tools.perftest.PerftestCommand;
+import io.jrdma.tools.pingpong.RcPingpongCommand;
+import io.jrdma.tools.pingpong.UdPingpongCommand;
+import io.jrdma.tools.scale.ScaleCommand;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,7 +16,7 @@ import picocli.CommandLine.Spec;
  * {@code devinfo}, {@code link}, {@code stat}, {@code monitor}, {@code capture}, {@code trace}, {@code rc_pingpong},
  * {@code ud_pingpong} and perftest's {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_write_bw}, {@code ib_write_lat},
  * {@code ib_read_bw}, {@code ib_read_lat}, {@code ib_atomic_bw} and {@code ib_atomic_lat}, and {@code bench}
- * (jrdma against NIO and Aeron, {@link io.jrdma.tools.bench.BenchCommand}). Each subcommand
+ * (jrdma against NIO and Aeron, {@link io.jrdma.tools.compare.BenchCommand}). Each subcommand
  * is a thin class over shared option ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit
  * status: 0 success, 1 failure, 2 bad usage.
  */
@@ -21,13 +25,13 @@ import picocli.CommandLine.Spec;
         subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class,
             ThroughputCommand.class, LinkCommand.class, StatCommand.class, MonitorCommand.class,
             CaptureCommand.class, TraceCommand.class, RcPingpongCommand.class, UdPingpongCommand.class,
-            NoncontigCommand.class, ScaleCommand.class, io.jrdma.tools.bench.BenchCommand.class})
+            NoncontigCommand.class, ScaleCommand.class, io.jrdma.tools.compare.BenchCommand.class})
 public final class Jrdma implements Callable<Integer> {
 
     /** Exit status of a failed command. */
-    static final int FAILURE = 1;
+    public static final int FAILURE = 1;
     /** Exit status of a command line that could not be parsed. */
-    static final int USAGE = 2;
+    public static final int USAGE = 2;
 
     @Spec
     private CommandSpec spec;

@@ -12,7 +12,7 @@ import java.net.SocketTimeoutException;
  * the server is not listening yet, the server accepts one client, and both sockets get TCP_NODELAY and a read
  * timeout. A timeout of 0 means one connection attempt and no read timeout, as the real tools.
  */
-final class Rendezvous {
+public final class Rendezvous {
 
     private static final long RETRY_DELAY_MS = 100;
 
@@ -20,7 +20,7 @@ final class Rendezvous {
     }
 
     /** Connects to {@code host:port}, retrying every 100 ms while nobody listens, up to {@code timeoutMs}. */
-    static Socket connect(String host, int port, long timeoutMs) throws IOException {
+    public static Socket connect(String host, int port, long timeoutMs) throws IOException {
         long deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
         while (true) {
             Socket s = new Socket();
@@ -46,7 +46,7 @@ final class Rendezvous {
     }
 
     /** Listens on {@code port} (all addresses, SO_REUSEADDR) and accepts one client within {@code timeoutMs}. */
-    static Socket accept(int port, long timeoutMs) throws IOException {
+    public static Socket accept(int port, long timeoutMs) throws IOException {
         try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(true);
             listener.bind(new InetSocketAddress(port), 1);

@@ -3,7 +3,7 @@ package io.jrdma.tools;
 import java.io.PrintStream;
 
 /** One run of a C-style tool (pingpong, perftest): run, report a failure in one line, always release. */
-interface ToolSession {
+public interface ToolSession {
 
     /** Runs the tool; returns its exit status. */
     int run() throws Exception;

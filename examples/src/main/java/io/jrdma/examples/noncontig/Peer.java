@@ -1,6 +1,7 @@
 package io.jrdma.examples.noncontig;
 
 import io.jrdma.examples.Endpoint;
+import io.jrdma.examples.QpConnect;
 import io.jrdma.examples.RcPeer;
 import io.jrdma.examples.Resources;
 import io.jrdma.soft.SoftContext;
@@ -10,16 +11,12 @@ import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.ProtectionDomain;
-import io.jrdma.verbs.QpAttr;
-import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.QpInitAttr;
-import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.EnumSet;
 
 /**
  * One side of the benchmark's RC connection: an open soft device, one registered buffer holding every region this
@@ -61,8 +58,7 @@ final class Peer implements AutoCloseable {
         cq = context.createCq(2 * wrDepth + 4);
         qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq)
                 .cap(new QpCap(wrDepth, wrDepth, maxSge, maxSge, 0)));
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(IB_PORT).qpAccessFlags(ACCESS),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+        QpConnect.init(qp, RcPeer.CONNECT.withPort(IB_PORT).withAccess(ACCESS));
     }
 
     SoftContext context() {
@@ -92,7 +88,8 @@ final class Peer implements AutoCloseable {
 
     /** Moves the QP through RTR to RTS, connected to {@code remote}, with {@code rdAtomic} READs in flight. */
     void connect(Endpoint local, Endpoint remote, Mtu pathMtu, int rdAtomic) {
-        RcPeer.connect(qp, local, remote, pathMtu, rdAtomic, MIN_RNR_TIMER);
+        QpConnect.connect(qp, local.address(), remote.address(), RcPeer.CONNECT.withPort(IB_PORT).withMtu(pathMtu)
+                .withRdAtomic(rdAtomic).withMinRnrTimer(MIN_RNR_TIMER));
     }
 
     @Override

@@ -19,9 +19,4 @@ public record Result(Method method, Layout layout, int maxSge, int workRequests,
     public double mbPerSecond() {
         return layout.messageBytes() * 1e3 / Math.max(1, medianNs);
     }
-
-    /** The median time per message in microseconds. */
-    public double medianMicros() {
-        return medianNs / 1e3;
-    }
 }

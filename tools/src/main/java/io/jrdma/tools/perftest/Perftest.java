@@ -1,0 +1,287 @@
+package io.jrdma.tools.perftest;
+
+import io.jrdma.examples.QpConnect;
+import io.jrdma.examples.Resources;
+import io.jrdma.tools.ToolSession;
+import io.jrdma.tools.perftest.Exchange.Dest;
+import io.jrdma.tools.perftest.Tool.Verb;
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.CompletionChannel;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.DeviceAttr;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PortAttr;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.Verbs;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The perftest tools ({@link Tool}) over the verbs API, one code path for all eight, with perftest 4.5's
+ * resources, QP attributes, TCP exchange ({@link Exchange}), iteration loops and output
+ * ({@link Report}), so that either side interoperates with the real binary.
+ *
+ * <p>Resources, as perftest: one buffer of {@code 2 * qps} regions of {@code max(size, page)} bytes (rounded up to
+ * the cache line), the first {@code qps} the QPs' send regions, the others the regions each QP offers its peer
+ * (its vaddr) and receives into; one MR over it (LOCAL_WRITE plus REMOTE_WRITE, REMOTE_READ or REMOTE_ATOMIC by
+ * verb); a send CQ of {@code tx_depth * qps} and, for SEND, a receive CQ of {@code rx_depth * qps}; RC QPs whose
+ * INIT access is the verb's (REMOTE_WRITE|LOCAL_WRITE for SEND); RTR with the peer's QPN and PSN, path MTU the
+ * smaller of the two sides', max_dest_rd_atomic our out_reads, min_rnr_timer 12, a GRH (hop limit 255) when GIDs are
+ * in use; RTS (the client, and both sides of latency tests) with timeout 14, retry 7, rnr_retry 7 and
+ * max_rd_atomic the peer's out_reads. Bandwidth messages up to half a page rotate through the page in cache-line
+ * steps, as perftest's.
+ *
+ * <p>The exchange, after version, page/cache-line size and MTU: one handshake per QP before connecting, one per QP
+ * after, one after RTR, then per tool: WRITE/READ/atomic bandwidth — the client runs, both sync, exchange reports
+ * (the server prints the client's) and close; SEND bandwidth — a sync before each size (and after each with -a),
+ * then close; SEND latency — a sync before each size, then close; WRITE latency — one sync, no close; READ and
+ * atomic latency — one sync, the client runs, then close.
+ *
+ * <p>jrdma additions: {@code --timeout} bounds every wait; every completion's status and opcode is checked, and
+ * every receive's length, exiting 1 on a mismatch; {@code --check} fills each QP's regions with a pattern seeded by
+ * that QP's PSN and, where both ends are jrdma, verifies the bytes that arrived (and the atomics' results).
+ *
+ * <p>This class sets the run up (device, exchange, resources, connection) and tears it down; the loops are
+ * {@link Bandwidth}'s and {@link Latency}'s, over the {@link DataPath} they share.
+ */
+final class Perftest implements ToolSession {
+
+    /** sysconf(_SC_PAGESIZE) as perftest's cycle buffer. */
+    static final int PAGE = 4096;
+    static final int CACHE_LINE = 64;
+
+    private final Options o;
+    private final Tool tool;
+    private final PrintStream out;
+    private final Arena arena = Arena.ofShared();
+    private Context context;
+    private CompletionChannel channel;
+    private ProtectionDomain pd;
+    private MemoryRegion mr;
+    private CompletionQueue sendCq;
+    private CompletionQueue recvCq;
+    private QueuePair[] qps;
+    private Exchange exchange;
+    private DataPath data;
+    private boolean withGid;
+    private int gidIndex;
+    private Mtu mtu;
+    private int cycle = PAGE;
+    private int cacheLine = CACHE_LINE;
+    private int outReads;
+    private int txDepth;
+    private int rxDepth;
+    private int cqMod;
+
+    private Perftest(Options o, PrintStream out) {
+        this.o = o;
+        this.tool = o.tool;
+        this.out = out;
+    }
+
+    /** Runs {@code tool} with {@code args}; returns the exit status (0 success, 1 failure or bad usage). */
+    static int run(Tool tool, String[] args, PrintStream out, PrintStream err) {
+        Options o;
+        try {
+            o = Options.parse(tool, args);
+        } catch (IllegalArgumentException e) {
+            err.println(tool.command + ": " + e.getMessage());
+            err.println(" Parser function exited with Error (see jrdma " + tool.command + " --help)");
+            return 1;
+        }
+        if (o.help) {
+            out.println(o.usage());
+            return 0;
+        }
+        if (o.version) {
+            out.println("Version: " + Exchange.VERSION);
+            return 0;
+        }
+        return ToolSession.execute(tool.command, new Perftest(o, out), out, err);
+    }
+
+    @Override
+    public int run() throws Exception {
+        context = Verbs.device(o.ibDev).open();
+        DeviceAttr dev = context.queryDevice();
+        PortAttr port = context.queryPort(o.ibPort);
+        gidIndex = o.gidIndex >= 0 ? o.gidIndex : port.linkLayer() == LinkLayer.INFINIBAND ? -1 : bestGid(port);
+        withGid = gidIndex >= 0;
+        Gid gid = withGid ? context.queryGid(o.ibPort, gidIndex) : Gid.ZERO;
+        outReads = tool.usesOutReads()
+                ? Math.min(o.outReads > 0 ? o.outReads : dev.maxQpRdAtom(), dev.maxQpRdAtom()) : 1;
+        txDepth = tool.bw ? (int) Math.min(o.txDepth, o.iters) : 1;
+        rxDepth = (int) Math.min(o.rxDepth, o.iters);
+        cqMod = tool.bw ? Math.min(o.cqMod, txDepth) : 1;
+        if (o.duration > 0) {
+            cqMod = 1; // jrdma signals every request in duration mode, so that the run drains exactly
+        }
+        if (!o.client()) {
+            out.println();
+            out.println("************************************");
+            out.println("* Waiting for client to connect... *");
+            out.println("************************************");
+            out.flush();
+        }
+        exchange = o.client() ? Exchange.connect(o.serverName, o.port, o.timeoutMs)
+                : Exchange.accept(o.port, o.timeoutMs);
+        exchange.exchangeVersions();
+        int[] sys = exchange.exchangeSysData(cycle, cacheLine);
+        cycle = Math.max(cycle, sys[0]);
+        cacheLine = Math.max(cacheLine, sys[1]);
+        Mtu local = port.activeMtu();
+        if (o.mtu > 0 && o.mtu < local.bytes()) {
+            local = Mtu.ofBytes(o.mtu);
+        }
+        int remoteMtu = exchange.exchangeMtu(local.code());
+        mtu = remoteMtu >= Mtu.MTU_256.code() && remoteMtu < local.code() ? Mtu.of(remoteMtu) : local;
+        out.println(Report.testInfo(o, context.device().name(), mtu.bytes(), gidIndex, txDepth, rxDepth,
+                cqMod, outReads, o.inlineSize));
+        out.flush();
+
+        createResources(port, gid);
+        for (int i = 0; i < qps.length; i++) {
+            data.exchangeAddress(i);
+        }
+        if (withGid && data.local(0).gid().isIpv4Mapped() != data.remote(0).gid().isIpv4Mapped()) {
+            throw new IllegalStateException("Found Incompatibility issue with GID types. Please Try to use a "
+                    + "different IP version.");
+        }
+        for (int i = 0; i < qps.length; i++) {
+            connect(i);
+        }
+        data.size(o.all ? 2 : o.size);
+        if (tool.verb == Verb.SEND && (!tool.bw || !o.client())) {
+            data.postReceives();
+        }
+        for (int i = 0; i < qps.length; i++) {
+            out.println(Report.address(true, data.local(i), tool.verb, withGid));
+        }
+        for (int i = 0; i < qps.length; i++) {
+            out.println(Report.address(false, data.exchangeAddress(i), tool.verb, withGid));
+        }
+        data.sync(); // after RTR
+        out.println(Report.RESULT_LINE);
+        boolean table = tool.bw || tool.verb == Verb.SEND || tool.verb == Verb.WRITE || o.client();
+        if (table) {
+            out.println(tool.bw ? Report.bwHeader(o.reportGbits) : Report.LAT_HEADER);
+        }
+        out.flush();
+        if (tool.bw) {
+            new Bandwidth(data).run();
+        } else {
+            new Latency(data).run();
+        }
+        if (data.checkFailures() > 0) {
+            out.flush();
+            throw new IllegalStateException("--check: " + data.checkFailures() + " byte(s) or operand(s) differ from"
+                    + " what the peer sent");
+        }
+        return 0;
+    }
+
+    /** perftest's get_best_gid_index on Ethernet: the first IPv4-mapped (RoCE v2) GID, else GID 0. */
+    private int bestGid(PortAttr port) {
+        for (int i = 0; i < port.gidTblLen(); i++) {
+            Gid g = context.queryGid(o.ibPort, i);
+            if (g.isIpv4Mapped()) {
+                return i;
+            }
+        }
+        return 0;
+    }
+
+    private void createResources(PortAttr port, Gid gid) {
+        int n = o.numQps;
+        long region = DataPath.inc(Math.max(o.size, cycle), cacheLine);
+        MemorySegment buf = arena.allocate(region * 2 * n, cycle);
+        if (o.events) {
+            channel = context.createCompletionChannel();
+        }
+        pd = context.allocPd();
+        int access = Access.LOCAL_WRITE | switch (tool.verb) {
+            case SEND -> 0;
+            case WRITE -> Access.REMOTE_WRITE;
+            case READ -> Access.REMOTE_READ;
+            case ATOMIC -> Access.REMOTE_ATOMIC;
+        };
+        mr = pd.registerMemory(buf, access);
+        sendCq = context.createCq(txDepth * n, channel);
+        if (tool.verb == Verb.SEND) {
+            recvCq = context.createCq(rxDepth * n, channel);
+        }
+        qps = new QueuePair[n];
+        Dest[] my = new Dest[n];
+        int qpAccess = switch (tool.verb) {
+            case SEND -> Access.REMOTE_WRITE | Access.LOCAL_WRITE;
+            case WRITE -> Access.REMOTE_WRITE;
+            case READ -> Access.REMOTE_READ;
+            case ATOMIC -> Access.REMOTE_ATOMIC;
+        };
+        for (int i = 0; i < n; i++) {
+            qps[i] = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(sendCq)
+                    .recvCq(recvCq != null ? recvCq : sendCq).cap(new QpCap(txDepth, rxDepth, 1, 1, o.inlineSize)));
+            QpConnect.init(qps[i], QpConnect.Options.DEFAULTS.withPort(o.ibPort).withAccess(qpAccess));
+            int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+            my[i] = new Dest(port.lid(), outReads, qps[i].qpNum(), psn, mr.rkey(), buf.address() + (n + i) * region,
+                    gid, 0);
+        }
+        data = new DataPath(o, out, new DataPath.Resources(context, channel, buf, mr, sendCq, recvCq, qps),
+                new DataPath.Layout(txDepth, rxDepth, cqMod, region, cycle, cacheLine), exchange, my, withGid);
+        data.fillPatterns();
+    }
+
+    /**
+     * RTR, and RTS on the client and on both sides of latency tests (ctx_connect): perftest's GRH has hop limit 0xff,
+     * its QPs answer as many READs as they announced and have in flight as many as the peer answers (at least 1).
+     */
+    private void connect(int i) {
+        Dest d = data.remote(i);
+        Dest me = data.local(i);
+        QpConnect.Options c = QpConnect.Options.DEFAULTS.withPort(o.ibPort).withSl(o.sl).withMtu(mtu)
+                .withMinRnrTimer(12).withTimeout(o.qpTimeout);
+        c = withGid ? c.withGrh(gidIndex, 0xff) : c.withoutGrh();
+        QpConnect.readyToReceive(qps[i], d.address(), c.withRdAtomic(me.outReads()));
+        if (!tool.bw || o.client()) {
+            int maxRd = Math.min(d.outReads(), context.queryDevice().maxQpInitRdAtom());
+            QpConnect.readyToSend(qps[i], me.psn(), c.withRdAtomic(me.outReads(), Math.max(1, maxRd)));
+        }
+    }
+
+    // ---------------------------------------------------------------- teardown
+
+    @Override
+    public void close() {
+        RuntimeException failure = null;
+        if (exchange != null) {
+            try {
+                exchange.close();
+            } catch (IOException e) {
+                failure = new IllegalStateException(e);
+            }
+        }
+        try {
+            Resources.closeAll(qps, sendCq, recvCq, mr, pd, channel, context);
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        arena.close();
+    }
+}

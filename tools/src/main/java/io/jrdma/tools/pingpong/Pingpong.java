@@ -1,0 +1,304 @@
+package io.jrdma.tools.pingpong;
+
+import io.jrdma.examples.QpConnect;
+import io.jrdma.examples.Resources;
+import io.jrdma.tools.ToolSession;
+import io.jrdma.tools.pingpong.Exchange.Dest;
+import io.jrdma.tools.pingpong.Options.Kind;
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AddressHandle;
+import io.jrdma.verbs.CompletionChannel;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PortAttr;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.RecvWr;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.Sge;
+import io.jrdma.verbs.Verbs;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WorkCompletion;
+import io.jrdma.verbs.WrOpcode;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * ibv_rc_pingpong and ibv_ud_pingpong over the verbs API, with the real tools' resources, QP attributes, exchange
+ * ({@link Exchange}), completion loop and output, so either side interoperates with the real binary:
+ * <ul>
+ *   <li>RC: buffer of {@code size} bytes (filled with 0x7b), CQ of rx_depth+1, QP caps 1 send / rx_depth receives,
+ *       INIT with no remote access; RTR with max_dest_rd_atomic 1, min_rnr_timer 12, a GRH (hop limit 1) when the
+ *       peer's GID has a non-zero interface id; RTS with timeout 14, retry 7, rnr_retry 7, max_rd_atomic 1.</li>
+ *   <li>UD: buffer of size+40 (receives land after the 40-byte GRH area, sends come from offset 40), qkey
+ *       0x11111111, RTR/RTS with only the state and SQ PSN, then an address handle to the peer.</li>
+ * </ul>
+ * The client sends first; each side sends its next message once its previous send and a receive completed. jrdma
+ * additionally checks every completion's opcode and length, and with {@code -c} exits 1 when the server finds
+ * invalid data (the real tool only prints it).
+ */
+final class Pingpong implements ToolSession {
+
+    private static final int RECV_WRID = 1;
+    private static final int SEND_WRID = 2;
+    private static final int UD_GRH_BYTES = 40;
+    private static final int UD_QKEY = 0x11111111;
+    private static final int PAGE = 4096;
+    private static final long SPIN_POLLS = 20_000;
+    private static final long PARK_NS = 20_000;
+
+    private final Options o;
+    private final PrintStream out;
+    private final Arena arena = Arena.ofShared();
+    private Context context;
+    private CompletionChannel channel;
+    private ProtectionDomain pd;
+    private MemorySegment buf;
+    private MemoryRegion mr;
+    private CompletionQueue cq;
+    private QueuePair qp;
+    private AddressHandle ah;
+    private int sendFlags = SendFlags.SIGNALED;
+    private final SendWr sendWr = new SendWr();
+    private final RecvWr recvWr = new RecvWr();
+
+    private Pingpong(Options o, PrintStream out) {
+        this.o = o;
+        this.out = out;
+    }
+
+    /** Runs the tool with {@code args}; returns the exit status (0 success, 1 failure or bad usage, as the real). */
+    static int run(Kind kind, String[] args, PrintStream out, PrintStream err) {
+        Options o;
+        try {
+            o = Options.parse(kind, args);
+        } catch (IllegalArgumentException e) {
+            err.println(kind.tool + ": " + e.getMessage());
+            out.println(Options.parse(kind, new String[0]).usage());
+            return 1;
+        }
+        if (o.help) {
+            out.println(o.usage());
+            return 0;
+        }
+        return ToolSession.execute(kind.tool, new Pingpong(o, out), out, err);
+    }
+
+    @Override
+    public int run() throws Exception {
+        if (o.odp) {
+            throw new IllegalStateException(
+                    "The device isn't ODP capable or does not support RC send and receive with ODP");
+        }
+        Device device = Verbs.device(o.ibDev);
+        context = device.open();
+        boolean ud = o.kind == Kind.UD;
+        long bufBytes = ud ? o.size + UD_GRH_BYTES : o.size;
+        PortAttr port = context.queryPort(o.ibPort);
+        if (ud && o.size > port.activeMtu().bytes()) {
+            throw new IllegalArgumentException("Requested size larger than port MTU (" + port.activeMtu().bytes()
+                    + ")");
+        }
+        buf = arena.allocate(bufBytes, PAGE);
+        buf.fill((byte) 0x7b);
+        if (o.check && o.serverName != null) {
+            for (long i = 0; i < o.size; i += PAGE) {
+                buf.set(ValueLayout.JAVA_BYTE, i, (byte) 0); // as the real tool: i / page_size % sizeof(char)
+            }
+        }
+        if (o.events) {
+            channel = context.createCompletionChannel();
+        }
+        pd = context.allocPd();
+        mr = pd.registerMemory(buf, Access.LOCAL_WRITE);
+        cq = context.createCq(o.rxDepth + 1, channel);
+        qp = pd.createQp(new QpInitAttr().qpType(ud ? QpType.UD : QpType.RC).sendCq(cq).recvCq(cq)
+                .cap(new QpCap(1, o.rxDepth, 1, 1, 0)));
+        if (qp.cap().maxInlineData() >= o.size) {
+            sendFlags |= SendFlags.INLINE;
+        }
+        if (ud) {
+            QpConnect.initUd(qp, o.ibPort, UD_QKEY);
+        } else {
+            QpConnect.init(qp, QpConnect.Options.DEFAULTS.withPort(o.ibPort).withAccess(0));
+        }
+        recvWr.wrId(RECV_WRID).sg(new Sge(mr.address(), (int) bufBytes, mr.lkey()));
+        int routs = postRecv(o.rxDepth);
+        if (routs < o.rxDepth) {
+            throw new IllegalStateException("Couldn't post receive (" + routs + ")");
+        }
+        if (channel != null) {
+            cq.requestNotify(false);
+        }
+        Gid gid = o.gidIdx >= 0 ? context.queryGid(o.ibPort, o.gidIdx) : Gid.ZERO;
+        Dest local = new Dest(port.lid(), qp.qpNum(), ThreadLocalRandom.current().nextInt(1 << 24), gid);
+        out.printf(Locale.ROOT, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s GID %s%n", local.lid(),
+                local.qpn(), local.psn(), ud ? ":" : ",", gid.toCompactString());
+        out.flush();
+        long exchangeTimeout = o.timeoutMs;
+        Dest remote = o.serverName != null
+                ? Exchange.client(o.serverName, o.port, local, exchangeTimeout)
+                : Exchange.server(o.port, local, r -> connect(local, r), exchangeTimeout);
+        out.printf(Locale.ROOT, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", remote.lid(),
+                remote.qpn(), remote.psn(), remote.gid().toCompactString());
+        out.flush();
+        if (o.serverName != null) {
+            connect(local, remote);
+        }
+        sendWr.wrId(SEND_WRID).opcode(WrOpcode.SEND).sendFlags(sendFlags)
+                .sg(new Sge(mr.address() + (ud ? UD_GRH_BYTES : 0), (int) o.size, mr.lkey()));
+        if (ud) {
+            sendWr.ud(ah, remote.qpn(), UD_QKEY);
+        }
+        return loop(routs);
+    }
+
+    /** ibv_*_pingpong's pp_connect_ctx: a GRH with hop limit 1 when the peer has a GID, one READ each way. */
+    private void connect(Dest local, Dest remote) {
+        QpConnect.Options c = QpConnect.Options.DEFAULTS.withPort(o.ibPort).withSl(o.sl);
+        c = remote.needsGrh() ? c.withGrh(o.gidIdx, 1) : c.withoutGrh();
+        if (o.kind == Kind.UD) {
+            QpConnect.connectUd(qp, local.psn());
+            ah = pd.createAh(c.addressVector(remote.address()));
+            return;
+        }
+        QpConnect.connect(qp, local.address(), remote.address(),
+                c.withMtu(Mtu.ofBytes(o.mtu)).withRdAtomic(1).withMinRnrTimer(12).withTimeout(14));
+    }
+
+    private int postRecv(int n) {
+        for (int i = 0; i < n; i++) {
+            try {
+                qp.postRecv(recvWr);
+            } catch (RuntimeException e) {
+                return i;
+            }
+        }
+        return n;
+    }
+
+    private int loop(int routsAtStart) throws Exception {
+        boolean client = o.serverName != null;
+        int pending = RECV_WRID;
+        if (client) {
+            qp.postSend(sendWr);
+            pending |= SEND_WRID;
+        }
+        long startNs = System.nanoTime();
+        long rcnt = 0;
+        long scnt = 0;
+        int routs = routsAtStart;
+        int expectedRecvLen = (int) (o.kind == Kind.UD ? o.size + UD_GRH_BYTES : o.size);
+        WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion()};
+        while (rcnt < o.iters || scnt < o.iters) {
+            int ne = poll(wcs);
+            for (int i = 0; i < ne; i++) {
+                WorkCompletion wc = wcs[i];
+                if (!wc.isSuccess()) {
+                    throw new IllegalStateException(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
+                            wc.status().message(), wc.status().code(), (int) wc.wrId()));
+                }
+                switch ((int) wc.wrId()) {
+                    case SEND_WRID -> {
+                        expect(wc, WcOpcode.SEND, -1);
+                        scnt++;
+                    }
+                    case RECV_WRID -> {
+                        expect(wc, WcOpcode.RECV, expectedRecvLen);
+                        if (--routs <= 1) {
+                            routs += postRecv(o.rxDepth - routs);
+                            if (routs < o.rxDepth) {
+                                throw new IllegalStateException("Couldn't post receive (" + routs + ")");
+                            }
+                        }
+                        rcnt++;
+                    }
+                    default -> throw new IllegalStateException("Completion for unknown wr_id " + (int) wc.wrId());
+                }
+                pending &= ~(int) wc.wrId();
+                if (scnt < o.iters && pending == 0) {
+                    qp.postSend(sendWr);
+                    pending = RECV_WRID | SEND_WRID;
+                }
+            }
+        }
+        long endNs = System.nanoTime();
+        float usec = (float) ((endNs - startNs) / 1000L);
+        long bytes = o.size * o.iters * 2;
+        out.printf(Locale.ROOT, "%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, usec / 1000000.,
+                bytes * 8. / usec);
+        out.printf(Locale.ROOT, "%d iters in %.2f seconds = %.2f usec/iter%n", o.iters, usec / 1000000.,
+                usec / o.iters);
+        if (!client && o.check) {
+            boolean bad = false;
+            for (long i = 0; i < o.size; i += PAGE) {
+                if (buf.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                    out.printf(Locale.ROOT, "invalid data in page %d%n", i / PAGE);
+                    bad = true;
+                }
+            }
+            if (bad) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    private static void expect(WorkCompletion wc, WcOpcode opcode, int byteLen) {
+        if (wc.opcode() != opcode || (byteLen >= 0 && wc.byteLen() != byteLen)) {
+            throw new IllegalStateException("unexpected completion " + wc + " (expected " + opcode
+                    + (byteLen >= 0 ? ", " + byteLen + " bytes" : "") + ")");
+        }
+    }
+
+    /** Polls up to 2 completions, waiting (spinning, or on the channel with -e) for at least one. */
+    private int poll(WorkCompletion[] wcs) throws TimeoutException {
+        long deadlineNs = System.nanoTime() + o.timeoutMs * 1_000_000L;
+        for (long polls = 0; ; polls++) {
+            if (channel != null) {
+                CompletionQueue ev = channel.awaitEvent(o.timeoutMs > 0 ? Duration.ofMillis(o.timeoutMs)
+                        : Duration.ofSeconds(3600));
+                if (ev != null) {
+                    ev.ackEvents(1);
+                    ev.requestNotify(false);
+                }
+            } else {
+                context.progress();
+            }
+            int ne = cq.poll(wcs, 2);
+            if (ne > 0 || (channel != null && ne == 0 && o.timeoutMs == 0)) {
+                return ne;
+            }
+            if (o.timeoutMs > 0 && System.nanoTime() - deadlineNs > 0) {
+                throw new TimeoutException("no completion within " + o.timeoutMs + " ms");
+            }
+            if (channel == null) {
+                if (polls > SPIN_POLLS) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(PARK_NS);
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        Resources.closeAll(qp, cq, mr, ah, pd, channel, context);
+        arena.close();
+    }
+}

@@ -1,0 +1,168 @@
+package io.jrdma.tools.compare;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code jrdma bench} end to end: real child JVMs on 127.0.53.1 and 127.0.53.2, real jrdma, TCP, UDP and Aeron
+ * traffic, tiny durations. Every scenario must give every row of the table with positive figures, and a sender that
+ * corrupts one message must make the run fail with the child's verification message.
+ */
+class BenchCommandTest {
+
+    private static final String[] ADDRESSES = {"--server-address", "127.0.53.1", "--client-address", "127.0.53.2",
+        "--port", "18650", "--aeron-port", "40150", "--timeout", "40"};
+
+    /** Exit status, stdout and stderr of one run of the command. */
+    private record Run(int status, String out, String err) {
+        String all() {
+            return "exit " + status + "\nstdout:\n" + out + "\nstderr:\n" + err;
+        }
+    }
+
+    private static Run bench(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        List<String> all = new ArrayList<>(List.of(ADDRESSES));
+        all.addAll(List.of(args));
+        int status;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            CommandLine cl = new CommandLine(new BenchCommand(o, e));
+            cl.setErr(new java.io.PrintWriter(e, true));
+            cl.setOverwrittenOptionsAllowed(true); // a test's own option overrides the defaults above
+            status = cl.execute(all.toArray(String[]::new));
+        }
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void quickRunOfEveryScenarioGivesEveryRowWithFigures(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("bench.csv");
+        Run r = bench("--quick", "--csv", csv.toString());
+        assertEquals(0, r.status(), r.all());
+        List<String> lines = Files.readAllLines(csv);
+        assertEquals("scenario,metric,jrdma,baseline,baseline_value,ratio,goal,result", lines.get(0));
+        List<String> rows = lines.subList(1, lines.size());
+        String[] expected = {
+            "write-bw 64 KiB,MB/s,NIO TCP", "write-bw 64 KiB,MB/s,Aeron UDP",
+            "\"cpu, write-bw 64 KiB\",MB per CPU-s,NIO TCP", "\"cpu, write-bw 64 KiB\",MB per CPU-s,Aeron UDP",
+            "send-lat 2 B busy,p50 half RTT us,NIO UDP busy", "send-lat 2 B busy,p99 half RTT us,NIO UDP busy",
+            "send-lat 2 B busy,p50 half RTT us,Aeron UDP busy", "send-lat 2 B busy,p99 half RTT us,Aeron UDP busy",
+            "send-lat 2 B blocking,p50 half RTT us,NIO UDP blocking",
+            "send-lat 2 B blocking,p99 half RTT us,NIO UDP blocking",
+            "msg-rate 2 B,msg/s,goal", "msg-rate 2 B,msg/s,NIO TCP write/msg", "msg-rate 2 B,msg/s,NIO TCP buffered",
+            "msg-rate 2 B,msg/s,Aeron UDP",
+            "read-bw 64 KiB,MB/s,NIO TCP 64 KiB", "read-bw 1 MiB,MB/s,NIO TCP 1 MiB",
+            "\"write-bw 64 KiB, 2 QPs\",MB/s,jrdma 1 QP", "\"write-bw 64 KiB, 4 QPs\",MB/s,jrdma 1 QP",
+            "\"write-bw 64 KiB, 8 QPs\",MB/s,jrdma 1 QP", "\"read-bw 64 KiB, 2 QPs\",MB/s,jrdma 1 QP",
+            "\"read-bw 64 KiB, 4 QPs\",MB/s,jrdma 1 QP", "\"read-bw 64 KiB, 8 QPs\",MB/s,jrdma 1 QP"};
+        assertEquals(expected.length, rows.size(), r.all());
+        for (int i = 0; i < expected.length; i++) {
+            List<String> f = csvFields(rows.get(i));
+            String key = String.join(",", quoteIfComma(f.get(0)), f.get(1), f.get(3));
+            assertEquals(expected[i], key, r.all());
+            for (int col : new int[] {2, 4, 5}) {
+                double v = Double.parseDouble(f.get(col));
+                assertTrue(v > 0 && Double.isFinite(v), "row " + rows.get(i) + "\n" + r.all());
+            }
+            assertFalse(f.get(7).equals("ERROR"), rows.get(i));
+        }
+        // the text table went to stdout, with the machine line first
+        assertTrue(r.out().startsWith("jrdma bench: "), r.all());
+        assertTrue(r.out().contains("write-bw 64 KiB"), r.all());
+    }
+
+    @Test
+    void corruptedMessagesFailTheRunInEverySystemAndScenario() {
+        // one pair of JVMs per case: the jrdma, TCP and Aeron receivers each catch their corrupted message
+        Run r = bench("--only", "write-bw", "--warmup", "0.1", "--duration", "0.2", "-r", "1",
+                "--test-corrupt", "jrdma,tcp,aeron");
+        assertEquals(1, r.status(), r.all());
+        for (String system : new String[] {"jrdma", "tcp", "aeron"}) {
+            assertTrue(r.err().contains("server exit 3: bench child server (" + system + "): verification failed"),
+                    system + "\n" + r.all());
+        }
+        // jrdma runs twice in write-bw: at the scenario's depth and 128 deep
+        assertTrue(r.err().contains("write-bw jrdma RDMA WRITE, 128 deep (run 1/1): FAILED: server exit 3"), r.all());
+        assertEquals(4, count(r.err(), "FAILED: "), r.all());
+
+        // --quick batches a scenario's cases; jrdma's case comes first in each and fails its check
+        Run q = bench("--quick", "--test-corrupt", "jrdma");
+        assertEquals(1, q.status(), q.all());
+        for (String check : new String[] {"write-bw jrdma RDMA WRITE (run 1/1): FAILED: server exit 3",
+            "send-lat jrdma SEND busy (run 1/1): FAILED: server exit killed; client exit 3",
+            "msg-rate jrdma 2-byte RDMA WRITE (run 1/1): FAILED: server exit 3",
+            "read-bw jrdma RDMA READ 64 KiB (run 1/1): FAILED: server exit killed; client exit 3",
+            "qp-scaling jrdma RDMA WRITE, 1 QP (run 1/1): FAILED: server exit 3"}) {
+            assertTrue(q.err().contains(check), check + "\n" + q.all());
+        }
+        long progressLines = q.err().lines().filter(l -> l.startsWith("[") && l.contains("verification failed"))
+                .count();
+        assertEquals(5, progressLines, q.all());
+    }
+
+    @Test
+    void badUsageExitsTwoWithAMessage() {
+        Run r = bench("--only", "nope");
+        assertEquals(2, r.status(), r.all());
+        assertTrue(r.err().contains("unknown scenario 'nope'"), r.all());
+        r = bench("--threading", "send-lat=FAST");
+        assertEquals(2, r.status(), r.all());
+        assertTrue(r.err().contains("--threading: unknown mode 'FAST'"), r.all());
+        r = bench("--duration", "0");
+        assertEquals(2, r.status(), r.all());
+        r = bench("--frobnicate");
+        assertEquals(2, r.status(), r.all());
+        r = bench("--quick", "--server-address", "10.0.0.1");
+        assertEquals(2, r.status(), r.all());
+        assertTrue(r.err().contains("--server-address must be an IPv4 loopback address"), r.all());
+    }
+
+    private static int count(String s, String what) {
+        Matcher m = Pattern.compile(Pattern.quote(what)).matcher(s);
+        int n = 0;
+        while (m.find()) {
+            n++;
+        }
+        return n;
+    }
+
+    private static String quoteIfComma(String s) {
+        return s.contains(",") ? "\"" + s + "\"" : s;
+    }
+
+    /** Splits a CSV line with double-quoted fields. */
+    private static List<String> csvFields(String line) {
+        List<String> f = new ArrayList<>();
+        StringBuilder sb = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char ch = line.charAt(i);
+            if (ch == '"') {
+                quoted = !quoted;
+            } else if (ch == ',' && !quoted) {
+                f.add(sb.toString());
+                sb.setLength(0);
+            } else {
+                sb.append(ch);
+            }
+        }
+        f.add(sb.toString());
+        return f;
+    }
+}
