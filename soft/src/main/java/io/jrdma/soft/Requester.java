@@ -308,7 +308,8 @@ final class Requester {
             sinceAckReq = 0;
         }
         int pad = (-payload) & 3;
-        boolean solicited = end && (w.flags & SendFlags.SOLICITED) != 0;
+        // rxe (as UC): the solicited event bit only on the last packet of a SEND or an RDMA WRITE with immediate
+        boolean solicited = end && (w.flags & SendFlags.SOLICITED) != 0 && w.opcode != WrOpcode.RDMA_WRITE;
         MemorySegment tx = xmit.packet();
         Bth.write(tx, 0, op.code(), solicited, false, pad, SoftLimits.PKEY_DEFAULT, qp.destQpn, ackReq, pktPsn);
         if (start && op.hasReth()) {
