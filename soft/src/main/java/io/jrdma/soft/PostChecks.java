@@ -100,9 +100,7 @@ final class PostChecks {
             w.rkey = wr.rkey();
             w.compareAdd = wr.compareAdd();
             w.swap = wr.swap();
-            w.started = false;
-            w.readPacketsDone = 0;
-            w.localStatus = null;
+            w.resetProgress();
             w.mw = null;
             w.bindMr = null;
             if (inline) {
@@ -341,9 +339,7 @@ final class PostChecks {
             w.bindRkey = wr.bindRkey();
             mw.userKey((mw.rkey() & ~0xFF) | (wr.bindRkey() & 0xFF)); // the key the window has once this runs
         }
-        w.started = false;
-        w.readPacketsDone = 0;
-        w.localStatus = null;
+        w.resetProgress();
         qp.sqProducer = qp.sqProducer + 1; // publish (volatile write)
     }
 
@@ -393,9 +389,7 @@ final class PostChecks {
         w.bindLength = info.length();
         w.bindAccess = info.mwAccessFlags();
         w.bindRkey = rkey;
-        w.started = false;
-        w.readPacketsDone = 0;
-        w.localStatus = null;
+        w.resetProgress();
         mw.userKey(rkey); // as libibverbs: ibv_mw.rkey is the new key from now on
         qp.sqProducer = qp.sqProducer + 1; // publish (volatile write)
         return rkey;

@@ -122,10 +122,6 @@ final class SoftCq implements CompletionQueue {
         eventsAcked.addAndGet(n);
     }
 
-    boolean hasUnackedEvents() {
-        return eventsAcked.get() != eventsRaised.get();
-    }
-
     @Override
     public CompletionChannel channel() {
         return channel;

@@ -29,8 +29,9 @@ import java.net.InetSocketAddress;
 import java.util.Set;
 
 /**
- * A queue pair of the soft device: its attributes, its send and receive rings, and the three transport roles that
- * act on them on the engine thread ({@link Requester}, {@link Completer}, {@link Responder}).
+ * A queue pair of the soft device: its attributes, its send and receive rings, and the transport roles that act on
+ * them on the engine thread ({@link Requester}, {@link Completer}, {@link Responder}), one of each for every QP type,
+ * with what the type changes in {@link #rules}.
  *
  * <p>Rings are single-producer (the posting thread) single-consumer (the engine): the poster writes an entry, then
  * publishes it with a volatile write of the producer index; the engine retires entries with a volatile write of the
@@ -43,6 +44,7 @@ final class SoftQp implements QueuePair {
     final SoftPd pd;
     final int qpn;
     final QpType type;
+    final TransportRules rules;
     final SoftCq sendCq;
     final SoftCq recvCq;
     final QpCap cap;
@@ -85,10 +87,7 @@ final class SoftQp implements QueuePair {
     final Requester requester;
     final Completer completer;
     final Responder responder;
-    final UnreliableRequester unreliableRequester; // UC and UD; null for RC
-    final UnreliableResponder unreliableResponder; // UC and UD; null for RC
 
-    boolean ackQueued;  // on the engine's pending-ACK list
     boolean commEstRaised;   // COMM_EST raised since the last RESET
     boolean sqDrainNotify;   // in SQD, entered with en_sqd_async_notify: raise SQ_DRAINED once drained
     boolean lastWqePending;  // on an SRQ, in ERR: raise QP_LAST_WQE_REACHED after the flush
@@ -101,6 +100,7 @@ final class SoftQp implements QueuePair {
         this.pd = pd;
         this.qpn = qpn;
         this.type = attr.qpType();
+        this.rules = TransportRules.of(type);
         this.sendCq = (SoftCq) attr.sendCq();
         this.recvCq = (SoftCq) attr.recvCq();
         QpCap asked = attr.cap();
@@ -131,8 +131,6 @@ final class SoftQp implements QueuePair {
         requester = new Requester(this);
         completer = new Completer(this);
         responder = new Responder(this);
-        unreliableRequester = type == QpType.RC ? null : new UnreliableRequester(this);
-        unreliableResponder = type == QpType.RC ? null : new UnreliableResponder(this);
         if (type == QpType.UD) {
             srcPort = context.link.openSourcePort(UdpLink.qpSourcePort(qpn)); // fixed for the QP's life, as rxe
         }
@@ -307,7 +305,7 @@ final class SoftQp implements QueuePair {
         if (m.contains(QpAttrMask.PATH_MTU)) {
             pathMtu = a.pathMtu();
             mtuBytes = pathMtu.bytes();
-            requester.window = context.shares.windowFor(mtuBytes);
+            requester.pathMtuChanged();
         }
         if (m.contains(QpAttrMask.DEST_QPN)) {
             destQpn = a.destQpNum();
@@ -325,9 +323,6 @@ final class SoftQp implements QueuePair {
         if (m.contains(QpAttrMask.RQ_PSN)) {
             rqPsn = a.rqPsn();
             responder.resetPsn(rqPsn);
-            if (unreliableResponder != null) {
-                unreliableResponder.resetPsn(rqPsn);
-            }
         }
         if (m.contains(QpAttrMask.SQ_PSN)) {
             sqPsn = a.sqPsn();
@@ -338,11 +333,11 @@ final class SoftQp implements QueuePair {
         }
         if (m.contains(QpAttrMask.RETRY_CNT)) {
             retryCnt = a.retryCnt();
-            requester.retryLeft = retryCnt;
+            requester.restartRetryCount();
         }
         if (m.contains(QpAttrMask.RNR_RETRY)) {
             rnrRetry = a.rnrRetry();
-            requester.rnrRetryLeft = rnrRetry;
+            requester.restartRnrRetryCount();
         }
         if (m.contains(QpAttrMask.MIN_RNR_TIMER)) {
             minRnrTimer = a.minRnrTimer();
@@ -373,10 +368,6 @@ final class SoftQp implements QueuePair {
             responder.reset();
             requester.resetPsn(0);
             responder.resetPsn(0);
-            if (unreliableResponder != null) {
-                unreliableResponder.reset();
-                unreliableResponder.resetPsn(0);
-            }
             recv.discard();
             commEstRaised = false;
             lastWqePending = false;
@@ -385,11 +376,10 @@ final class SoftQp implements QueuePair {
             flushSend();
             requester.reset();
         } else if (next == QpState.ERR && cur != QpState.ERR) {
-            requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
+            requester.stopTimer(); // an ERR QP retransmits nothing; the engine flushes it
             lastWqePending = srq != null;
         } else if (next == QpState.RTS && cur == QpState.RTR) {
-            requester.retryLeft = retryCnt;
-            requester.rnrRetryLeft = rnrRetry;
+            requester.resetRetries();
         }
     }
 
@@ -411,7 +401,7 @@ final class SoftQp implements QueuePair {
     void enterError() {
         if (state != QpState.ERR) {
             state = QpState.ERR;
-            requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
+            requester.stopTimer(); // an ERR QP retransmits nothing; the engine flushes it
             lastWqePending = srq != null;
         }
     }
@@ -438,7 +428,7 @@ final class SoftQp implements QueuePair {
      */
     boolean sqDrained() {
         long c = sqConsumer;
-        return c == sqProducer || !sqAt(c).started;
+        return c == sqProducer || !sqAt(c).started();
     }
 
     /** Engine pass: raises SQ_DRAINED once for a QP in SQD that asked for it and has drained (rxe req_next_wqe). */
@@ -453,8 +443,7 @@ final class SoftQp implements QueuePair {
     public QpAttr query(QpAttr attr) {
         context.lock.lock();
         try {
-            int rq = unreliableResponder != null ? unreliableResponder.expectedPsn() : responder.expectedPsn();
-            attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(rq)
+            attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(responder.expectedPsn())
                     .sqPsn(requester.nextPsn()).destQpNum(destQpn).qpAccessFlags(accessFlags).cap(cap())
                     .pkeyIndex(pkeyIndex).portNum(port).timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetry)
                     .minRnrTimer(minRnrTimer).maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic)
@@ -507,14 +496,14 @@ final class SoftQp implements QueuePair {
 
     /** Retires the oldest send WQE, completing it when signaled or when it failed. */
     void retireSend(SendWqe w, WcStatus status) {
-        if (status == WcStatus.SUCCESS && w.localStatus != null) {
-            status = w.localStatus; // a bind or local invalidate completes with the result it had when it ran
+        if (status == WcStatus.SUCCESS && w.localStatus() != null) {
+            status = w.localStatus(); // a bind or local invalidate completes with the result it had when it ran
         }
         boolean complete = status != WcStatus.SUCCESS || w.signaled || sqSigAll;
         WcOpcode op = w.opcode.completionOpcode();
         long wrId = w.wrId;
         int length = (int) w.length;
-        boolean local = w.localStatus != null;
+        boolean local = w.localStatus() != null;
         // as rxe's do_complete: free the slot before the CQE is visible, so a poller that sees the completion can post
         // into the slot at once (the WQE's fields are read above: the slot may be reused from here on)
         sqConsumer = sqConsumer + 1;
@@ -537,7 +526,7 @@ final class SoftQp implements QueuePair {
         long sp = sqProducer;
         for (long i = sqConsumer; i != sp; i++) {
             SendWqe w = sqAt(i);
-            if (w.mw != null && w.localStatus == null) {
+            if (w.mw != null && w.localStatus() == null) {
                 w.mw.userKey(w.mw.key); // a bind that never ran leaves the window's rkey as it was
             }
             sendCq.push(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode(), 0, 0, 0, qpn, 0, false);
