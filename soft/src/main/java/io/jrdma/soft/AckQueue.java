@@ -52,10 +52,6 @@ final class AckQueue {
         this.syndrome = syndrome;
     }
 
-    boolean pending() {
-        return pending;
-    }
-
     /** Whether a NAK waits: it acknowledges everything before it and must reach the requester. */
     boolean nakPending() {
         return pending && !AethSyndrome.isAck(syndrome);

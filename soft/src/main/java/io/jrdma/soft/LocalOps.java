@@ -116,7 +116,7 @@ final class LocalOps {
             boolean complete = status != WcStatus.SUCCESS || h.signaled || qp.sqSigAll;
             long wrId = h.wrId;
             WcOpcode op = h.opcode.completionOpcode();
-            qp.sqConsumer = qp.sqConsumer + 1; // the slot is free before the CQE is visible, as in rxe
+            qp.freeSendSlot(); // the slot is free before the CQE is visible, as in rxe
             if (complete) {
                 qp.sendCq.push(wrId, status, op, 0, 0, 0, qp.qpn, 0, false);
             }

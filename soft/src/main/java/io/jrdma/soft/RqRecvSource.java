@@ -29,6 +29,6 @@ final class RqRecvSource implements RecvSource {
 
     @Override
     public void retire() {
-        qp.rqConsumer = qp.rqConsumer + 1;
+        qp.freeRecvSlot();
     }
 }

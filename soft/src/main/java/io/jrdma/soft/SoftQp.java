@@ -494,6 +494,19 @@ final class SoftQp implements QueuePair {
         return rq[(int) index & rqMask];
     }
 
+    /**
+     * Frees the oldest send queue slot (its WQE was read): a poller that sees its completion may post into it at
+     * once, so this comes before the CQE is pushed, as rxe's do_complete does.
+     */
+    void freeSendSlot() {
+        sqConsumer = sqConsumer + 1;
+    }
+
+    /** Frees the oldest receive queue slot, before its completion is pushed (as {@link #freeSendSlot}). */
+    void freeRecvSlot() {
+        rqConsumer = rqConsumer + 1;
+    }
+
     /** Retires the oldest send WQE, completing it when signaled or when it failed. */
     void retireSend(SendWqe w, WcStatus status) {
         if (status == WcStatus.SUCCESS && w.localStatus() != null) {
@@ -506,7 +519,7 @@ final class SoftQp implements QueuePair {
         boolean local = w.localStatus() != null;
         // as rxe's do_complete: free the slot before the CQE is visible, so a poller that sees the completion can post
         // into the slot at once (the WQE's fields are read above: the slot may be reused from here on)
-        sqConsumer = sqConsumer + 1;
+        freeSendSlot();
         if (complete) {
             sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false);
         }
