@@ -98,6 +98,13 @@ final class AckQueue {
         return 1;
     }
 
+    /** Sends the waiting acknowledgement at once if it is an ACK (the QP fails: a waiting NAK no longer matters). */
+    void sendIfAck(int msn) {
+        if (pending && AethSyndrome.isAck(syndrome)) {
+            sendNow(psn, syndrome, msn);
+        }
+    }
+
     /** Sends an ACKNOWLEDGE with {@code syndrome} for {@code psn} at once (a NAK that fails the QP, for one). */
     void sendNow(int psn, int syndrome, int msn) {
         MemorySegment tx = xmit.packet();

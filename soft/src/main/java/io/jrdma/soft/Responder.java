@@ -238,7 +238,9 @@ final class Responder {
                 }
                 flags = WcFlags.WITH_INV;
             }
-            completeRecv(WcOpcode.RECV, (int) placement.received(), imm, flags, Bth.solicited(pkt, 0));
+            if (!completeRecv(WcOpcode.RECV, (int) placement.received(), imm, flags, Bth.solicited(pkt, 0))) {
+                return;
+            }
         }
         advance(op, pkt, psn);
     }
@@ -261,9 +263,9 @@ final class Responder {
             reject(error, op, psn);
             return;
         }
-        if (op.isEnd() && op.hasImm()) {
-            completeRecv(WcOpcode.RECV_RDMA_WITH_IMM, (int) placement.writeLength(), ImmDt.imm(pkt, op.immOffset()),
-                    WcFlags.WITH_IMM, Bth.solicited(pkt, 0));
+        if (op.isEnd() && op.hasImm() && !completeRecv(WcOpcode.RECV_RDMA_WITH_IMM, (int) placement.writeLength(),
+                ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, Bth.solicited(pkt, 0))) {
+            return;
         }
         advance(op, pkt, psn);
     }
@@ -276,9 +278,10 @@ final class Responder {
     private void invalidateFailed(MemorySegment pkt, int psn) {
         long wrId = qp.recv.current().wrId;
         qp.recv.retire();
-        qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn, false);
+        boolean pushed = qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn,
+                false);
         inMessage = NONE;
-        if (Bth.ackReq(pkt, 0)) {
+        if (pushed && Bth.ackReq(pkt, 0)) {
             acks.sendNow(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED), msn);
         }
         acks.cancel();
@@ -360,6 +363,15 @@ final class Responder {
         if (Grh.LENGTH + (long) payloadLength > w.capacity) {
             // current rxe, after "Fix responder length checking for UD request packets"
             counters.increment(Counter.UD_LEN_DROPPED);
+            if (qp.srq != null) {
+                // rxe RESPST_ERR_LENGTH on an SRQ (UC/UD class E): the WQE taken out of the SRQ completes with
+                // REM_INV_REQ_ERR, the QP going on; kept in this QP's hand it would be lost to the SRQ's other QPs
+                long wrId = w.wrId;
+                qp.recv.retire();
+                if (!qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, 0, false)) {
+                    cqOverrun();
+                }
+            }
             return;
         }
         if (!placement.datagram(w, pkt, payloadOffset, payloadLength, srcIp, ipId, ibLength)) {
@@ -367,12 +379,15 @@ final class Responder {
             return;
         }
         boolean imm = op.hasImm();
-        counters.increment(Counter.RDMA_RECVS);
         long wrId = w.wrId;
         qp.recv.retire(); // the RQ slot is free before the CQE is visible, as in rxe
-        qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
+        if (qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
                 imm ? ImmDt.imm(pkt, op.immOffset()) : 0, WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), qp.qpn,
-                Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0));
+                Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0))) {
+            counters.increment(Counter.RDMA_RECVS);
+        } else {
+            cqOverrun();
+        }
     }
 
     private void advance(Opcode op, MemorySegment pkt, int psn) {
@@ -388,16 +403,40 @@ final class Responder {
         }
     }
 
-    private void completeRecv(WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
+    /** Completes the message's receive WQE; false when the receive CQ overran (the QP is then in ERR). */
+    private boolean completeRecv(WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
         long wrId = qp.recv.current().wrId;
-        counters.increment(Counter.RDMA_RECVS);
         qp.recv.retire(); // as rxe's do_complete: the RQ slot is free before the CQE is visible
-        qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
+        inMessage = NONE;
+        if (!qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited)) {
+            cqOverrun();
+            return false;
+        }
+        counters.increment(Counter.RDMA_RECVS);
         if (rules.acknowledged()) {
             acks.holdForAnswer();
         }
-        inMessage = NONE;
         msn = (msn + 1) & 0xFFFFFF;
+        return true;
+    }
+
+    /**
+     * The receive CQ overran and the message's completion is lost (rxe RESPST_ERR_CQ_OVERFLOW, class G; the CQ
+     * raised CQ_ERR): the QP moves to ERR, so no later message consumes a receive WQE. RC never acknowledges the
+     * message, so its requester does not see it succeed (it retries until retry_cnt is spent and fails it with
+     * RETRY_EXC_ERR); the ACK still pending for earlier messages goes out first: those completed.
+     */
+    private void cqOverrun() {
+        if (rules.acknowledged()) {
+            reads.sendOwedAtomicAcks();
+            if (!reads.owed()) {
+                acks.sendIfAck(msn); // its PSN is before this message's: queued by an earlier packet
+            }
+            acks.reset();
+            reads.discard();
+        }
+        abandon();
+        qp.enterError();
     }
 
     // ------------------------------------------------------------------------------------------------- errors
