@@ -176,7 +176,7 @@ final class Requester {
                 psn = Psn.add(psn, packets);
             }
             int pktPsn = Psn.add(w.firstPsn(), nextPacket);
-            if (!acked) {
+            if (!acked) { // UC, UD: no window, no AckReq, no timer
                 boolean ok = rules.segments() ? sendDataPacket(w, pktPsn, false) : sendDatagram(w);
                 if (!ok) {
                     return sent; // the request failed and the QP is in SQE
@@ -185,7 +185,9 @@ final class Requester {
                 if (++nextPacket >= w.packets()) {
                     next++;
                     nextPacket = 0;
-                    qp.retireSend(w, WcStatus.SUCCESS); // completesOnSend: nothing will acknowledge it
+                    if (rules.completesOnSend()) {
+                        qp.retireSend(w, WcStatus.SUCCESS); // nothing will acknowledge it
+                    }
                 }
                 continue;
             }

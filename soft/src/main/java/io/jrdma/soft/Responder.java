@@ -160,6 +160,9 @@ final class Responder {
             }
             return true;
         }
+        if (rules.sequenceError() == TransportRules.SequenceError.NONE) {
+            return true;
+        }
         // DROP_AND_RESYNC
         if (psn != expectedPsn && !dropping) {
             counters.increment(Counter.OUT_OF_SEQ_REQUEST);
