@@ -315,15 +315,14 @@ final class Completer {
     }
 
     /**
-     * Spends one transport retry; false when none is left. As rxe's completer ({@code if (qp->comp.retry_cnt != 7)
-     * qp->comp.retry_cnt--;}), a retry_cnt of 7 is never spent: kernel rxe retries forever then, as it does for an
-     * rnr_retry of 7, and so does this device (the IBA makes only rnr_retry 7 infinite).
+     * Spends one transport retry; false when none is left. As the IBA has it (retry_cnt counts the retries after a
+     * local ACK timeout or a sequence NAK; only an rnr_retry of 7 means infinite), a retry_cnt of 7 is seven retries
+     * like any other count: kernel rxe's completer never spends a retry_cnt of 7 ({@code if (qp->comp.retry_cnt !=
+     * 7)}), which leaves a requester whose peer died retransmitting forever (issue 18). Forward progress starts the
+     * count over ({@link #progressed}).
      */
     private boolean spendRetry() {
         Requester req = qp.requester;
-        if (qp.retryCnt == 7) {
-            return true;
-        }
         if (req.retryLeft == 0) {
             return false;
         }
