@@ -215,7 +215,9 @@ final class Responder {
                 }
                 flags = WcFlags.WITH_INV;
             }
-            completeRecv(w, WcOpcode.RECV, (int) recvOffset, imm, flags, Bth.solicited(pkt, 0));
+            if (!completeRecv(w, WcOpcode.RECV, (int) recvOffset, imm, flags, Bth.solicited(pkt, 0))) {
+                return;
+            }
         }
         advance(op, pkt, psn);
     }
@@ -253,8 +255,10 @@ final class Responder {
         writeRemaining -= payloadLength;
         if (op.isEnd() && op.hasImm()) {
             RecvWqe w = qp.recv.current();
-            completeRecv(w, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, ImmDt.imm(pkt, op.immOffset()),
-                    WcFlags.WITH_IMM, Bth.solicited(pkt, 0));
+            if (!completeRecv(w, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, ImmDt.imm(pkt, op.immOffset()),
+                    WcFlags.WITH_IMM, Bth.solicited(pkt, 0))) {
+                return;
+            }
         }
         advance(op, pkt, psn);
     }
@@ -275,9 +279,10 @@ final class Responder {
     private void invalidateFailed(RecvWqe w, MemorySegment pkt, int psn) {
         long wrId = w.wrId;
         qp.recv.retire();
-        qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn, false);
+        boolean pushed = qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn,
+                false);
         inMessage = NONE;
-        if (Bth.ackReq(pkt, 0)) {
+        if (pushed && Bth.ackReq(pkt, 0)) {
             sendAck(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
         }
         ackPending = false;
@@ -440,14 +445,36 @@ final class Responder {
         }
     }
 
-    private void completeRecv(RecvWqe w, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
+    /** Completes the message's receive WQE; false when the receive CQ overran (the QP is then in ERR). */
+    private boolean completeRecv(RecvWqe w, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
         long wrId = w.wrId;
         qp.recv.retire(); // as rxe's do_complete: the RQ slot is free before the CQE is visible
-        qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
+        inMessage = NONE;
+        if (!qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited)) {
+            cqOverrun();
+            return false;
+        }
         engine.counters.increment(Counter.RDMA_RECVS);
         holdAck = engine.invoker();
-        inMessage = NONE;
         msn = (msn + 1) & 0xFFFFFF;
+        return true;
+    }
+
+    /**
+     * The receive CQ overran and the message's completion is lost (rxe RESPST_ERR_CQ_OVERFLOW, class G): the message
+     * is never acknowledged, so its requester does not see it succeed (it retries until retry_cnt is spent and fails
+     * it with RETRY_EXC_ERR), and the QP moves to ERR, dropping what follows. The ACK still pending for earlier
+     * messages goes out first: those completed. The CQ raised CQ_ERR.
+     */
+    private void cqOverrun() {
+        sendOwedAtomicAcks();
+        if (ackPending && readCount == 0 && AethSyndrome.isAck(ackSyndrome)) {
+            sendAck(ackPsn, ackSyndrome); // its PSN is before this message's: queued by an earlier packet
+        }
+        ackPending = false;
+        holdAck = false;
+        readCount = 0;
+        qp.enterError();
     }
 
     private void queueAck(int psn, int syndrome) {

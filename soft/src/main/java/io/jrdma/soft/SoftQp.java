@@ -518,8 +518,8 @@ final class SoftQp implements QueuePair {
         // as rxe's do_complete: free the slot before the CQE is visible, so a poller that sees the completion can post
         // into the slot at once (the WQE's fields are read above: the slot may be reused from here on)
         sqConsumer = sqConsumer + 1;
-        if (complete) {
-            sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false);
+        if (complete && !sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false)) {
+            enterError(); // the send CQ overran: not lost silently, the QP fails (CQ_ERR raised) and flushes the rest
         }
         if (status == WcStatus.SUCCESS && op == WcOpcode.SEND) {
             engine.counters.increment(Counter.RDMA_SENDS); // as rxe's completer counts rdma_sends

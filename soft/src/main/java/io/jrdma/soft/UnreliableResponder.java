@@ -112,12 +112,13 @@ final class UnreliableResponder {
             return;
         }
         boolean imm = op.hasImm();
-        engine.counters.increment(Counter.RDMA_RECVS);
         long wrId = w.wrId;
         qp.recv.retire(); // the RQ slot is free before the CQE is visible, as in rxe
-        qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
+        if (pushed(qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
                 imm ? ImmDt.imm(pkt, op.immOffset()) : 0, WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), qp.qpn,
-                Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0));
+                Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0)))) {
+            engine.counters.increment(Counter.RDMA_RECVS);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------- UC
@@ -200,10 +201,10 @@ final class UnreliableResponder {
             engine.counters.increment(Counter.RDMA_RECVS);
             long wrId = w.wrId;
             qp.recv.retire();
-            qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset,
-                    imm ? ImmDt.imm(pkt, op.immOffset()) : 0, imm ? WcFlags.WITH_IMM : 0, qp.qpn, qp.destQpn,
-                    Bth.solicited(pkt, 0));
             inMessage = NONE;
+            pushed(qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) recvOffset,
+                    imm ? ImmDt.imm(pkt, op.immOffset()) : 0, imm ? WcFlags.WITH_IMM : 0, qp.qpn, qp.destQpn,
+                    Bth.solicited(pkt, 0)));
         }
     }
 
@@ -244,10 +245,23 @@ final class UnreliableResponder {
                 long wrId = qp.recv.current().wrId;
                 engine.counters.increment(Counter.RDMA_RECVS);
                 qp.recv.retire();
-                qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
-                        ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, qp.qpn, qp.destQpn, Bth.solicited(pkt, 0));
+                pushed(qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength,
+                        ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, qp.qpn, qp.destQpn,
+                        Bth.solicited(pkt, 0)));
             }
         }
+    }
+
+    /**
+     * A receive completion that found the CQ full (rxe RESPST_ERR_CQ_OVERFLOW): nothing acknowledges UC or UD, so
+     * the QP moves to ERR (the CQ raised CQ_ERR) and no later message consumes a receive WQE.
+     */
+    private boolean pushed(boolean ok) {
+        if (!ok) {
+            abandon();
+            qp.enterError();
+        }
+        return ok;
     }
 
     /** Drops the message this packet belongs to (or the one in progress) and every packet up to the next start. */
