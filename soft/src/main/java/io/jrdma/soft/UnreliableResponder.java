@@ -28,7 +28,9 @@ import java.lang.foreign.MemorySegment;
  * <li><b>UD</b>: each packet is a whole message. The receive buffer gets the 40-byte GRH area first (for RoCEv2
  *     over IPv4: 20 zero bytes and the packet's IPv4 header, as rxe copies it), then the payload; the completion has
  *     byte_len 40 + payload, the GRH flag and the sender's QPN. A packet that finds no receive WQE, or one too small
- *     for 40 + payload, is dropped (current rxe, after "Fix responder length checking for UD request packets").</li>
+ *     for 40 + payload, is dropped (current rxe, after "Fix responder length checking for UD request packets"); on
+ *     an SRQ the too-small WQE was taken out of the SRQ and completes with REM_INV_REQ_ERR (rxe RESPST_ERR_LENGTH,
+ *     class E).</li>
  * </ul>
  */
 final class UnreliableResponder {
@@ -102,6 +104,13 @@ final class UnreliableResponder {
         RecvWqe w = qp.recv.current();
         if (Grh.LENGTH + (long) payloadLength > w.capacity) {
             engine.counters.increment(Counter.UD_LEN_DROPPED);
+            if (qp.srq != null) {
+                // rxe RESPST_ERR_LENGTH on an SRQ (UC/UD class E): the WQE taken out of the SRQ completes with
+                // REM_INV_REQ_ERR, the QP going on; kept in this QP's hand it would be lost to the SRQ's other QPs
+                long wrId = w.wrId;
+                qp.recv.retire();
+                pushed(qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, 0, false));
+            }
             return;
         }
         Grh.writeIpv4(grh, 0, 0, Grh.IPV4_HEADER + Grh.UDP_HEADER + ibLength, ipId, Grh.IPV4_DF, GRH_TTL, srcIp,
