@@ -36,11 +36,11 @@ final class Completer {
         Requester req = qp.requester;
         int psn = Bth.psn(pkt, 0);
         // A response must be for a PSN this QP sent; one for a PSN already acknowledged is a harmless duplicate.
-        if (Psn.diff(psn, req.psn) >= 0) {
+        if (Psn.diff(psn, req.nextPsn()) >= 0) {
             counters.increment(Counter.RCVD_DROPPED);
             return;
         }
-        if (Psn.diff(psn, Psn.add(req.unackedPsn, -1)) < 0) {
+        if (Psn.diff(psn, Psn.add(req.unackedPsn(), -1)) < 0) {
             return;
         }
         if (op.isReadResponse()) {
@@ -54,7 +54,7 @@ final class Completer {
         }
         if (AethSyndrome.isAck(syndrome)) {
             onAck(psn, nowNs);
-        } else if (Psn.diff(psn, req.unackedPsn) < 0) {
+        } else if (Psn.diff(psn, req.unackedPsn()) < 0) {
             // a NAK names the PSN the responder expects; one before a PSN already acknowledged is stale (it was
             // overtaken by a later ACK) and going back to it would resend what was done
             counters.increment(Counter.RCVD_DROPPED);
@@ -63,21 +63,12 @@ final class Completer {
             if (!retireBefore(psn)) {
                 return;
             }
-            if (qp.rnrRetry != 7) { // 7 = retry forever (IBA 9.7.5.2.8)
-                if (req.rnrRetryLeft == 0) {
-                    counters.increment(Counter.RETRY_RNR_EXCEEDED_ERR);
-                    failHead(WcStatus.RNR_RETRY_EXC_ERR);
-                    return;
-                }
-                req.rnrRetryLeft--;
+            if (!req.spendRnrRetry()) {
+                counters.increment(Counter.RETRY_RNR_EXCEEDED_ERR);
+                failHead(WcStatus.RNR_RETRY_EXC_ERR);
+                return;
             }
-            req.unackedPsn = psn;
-            req.rewind();
-            req.rnrWaitUntilNs = nowNs + RnrTimer.delayNs(AethSyndrome.value(syndrome));
-            if (req.rnrWaitUntilNs == 0) {
-                req.rnrWaitUntilNs = 1;
-            }
-            req.armTimer(nowNs);
+            req.waitRnr(psn, nowNs + RnrTimer.delayNs(AethSyndrome.value(syndrome)), nowNs);
         } else if (AethSyndrome.isNak(syndrome)) {
             onNak(NakCode.of(AethSyndrome.value(syndrome)), psn, nowNs);
         } else {
@@ -92,38 +83,34 @@ final class Completer {
             return;
         }
         boolean moved = qp.sqConsumer != retiredBefore;
-        if (Psn.diff(Psn.next(psn), req.unackedPsn) > 0) {
-            req.unackedPsn = Psn.next(psn);
-            moved = true;
-        }
-        if (moved) {
-            progressed(nowNs);
+        if (req.acknowledgedThrough(psn) || moved) {
+            req.progressed(nowNs);
         }
     }
 
     private void onNak(NakCode code, int psn, long nowNs) {
         Requester req = qp.requester;
-        boolean forward = Psn.diff(psn, req.unackedPsn) > 0;
+        boolean forward = Psn.diff(psn, req.unackedPsn()) > 0;
         if (!retireBefore(psn)) {
             return;
         }
         if (code == NakCode.PSN_SEQUENCE_ERROR) {
             counters.increment(Counter.RCVD_SEQ_ERR);
-            if (req.rnrWaitUntilNs != 0 && psn == req.unackedPsn) {
+            if (req.waitingRnrFor(psn)) {
                 return; // already going back to this PSN after an RNR NAK; do not spend a retry on it
             }
-            if (req.retrying && psn == req.unackedPsn) {
+            if (req.retryingFrom(psn)) {
                 return; // a duplicate or late NAK for the retry already under way (rxe started_retry)
             }
             if (forward) {
-                req.retryLeft = qp.retryCnt; // it acknowledges new PSNs: forward progress, the count starts over
+                req.restartRetryCount(); // it acknowledges new PSNs: forward progress, the count starts over
             }
-            if (!spendRetry()) {
+            if (!req.spendRetry()) {
                 counters.increment(Counter.RETRY_EXCEEDED_ERR);
                 failHead(WcStatus.RETRY_EXC_ERR);
                 return;
             }
-            goBack(psn);
+            req.goBackTo(psn);
             req.armTimer(nowNs);
             return;
         }
@@ -146,21 +133,21 @@ final class Completer {
             return;
         }
         SendWqe w = qp.sqAt(qp.sqConsumer);
-        if (w.opcode != WrOpcode.RDMA_READ || !w.started) {
+        if (w.opcode != WrOpcode.RDMA_READ || !w.started()) {
             counters.increment(Counter.RCVD_DROPPED);
             return;
         }
-        int expected = Psn.add(w.firstPsn, w.readPacketsDone);
+        int expected = Psn.add(w.firstPsn(), w.readPacketsDone());
         if (psn != expected) {
             // Behind: a duplicate. Ahead: responses were lost, ask again from the gap (implied NAK), once: the rest
             // of the old burst arrives ahead too and must not restart the retry each time.
-            if (Psn.diff(psn, expected) > 0 && !(req.retrying && expected == req.unackedPsn)) {
-                goBack(expected);
+            if (Psn.diff(psn, expected) > 0 && !req.retryingFrom(expected)) {
+                req.goBackTo(expected);
             }
             counters.increment(Counter.RCVD_DROPPED);
             return;
         }
-        long offset = (long) w.readPacketsDone * qp.mtuBytes;
+        long offset = (long) w.readPacketsDone() * qp.mtuBytes;
         boolean last = op.isEnd();
         boolean sizeOk = last ? offset + payloadLength <= w.length : payloadLength == qp.mtuBytes
                 && offset + payloadLength < w.length;
@@ -173,15 +160,12 @@ final class Completer {
             failHead(WcStatus.LOC_PROT_ERR);
             return;
         }
-        w.readPacketsDone++;
-        req.unackedPsn = Psn.next(psn);
-        if (last) {
-            req.rdAtomicOutstanding = Math.max(0, req.rdAtomicOutstanding - 1);
-        }
-        if (w.readPacketsDone == w.packets) {
+        int placed = w.readResponsePlaced();
+        req.readResponsePlaced(psn, last);
+        if (placed == w.packets()) {
             qp.retireSend(w, WcStatus.SUCCESS);
         }
-        progressed(nowNs);
+        req.progressed(nowNs);
     }
 
     /**
@@ -203,7 +187,7 @@ final class Completer {
             return;
         }
         SendWqe w = qp.sqAt(qp.sqConsumer);
-        if (!w.started || !w.opcode.isAtomic() || w.firstPsn != psn) {
+        if (!w.started() || !w.opcode.isAtomic() || w.firstPsn() != psn) {
             counters.increment(Counter.RCVD_DROPPED); // a replayed acknowledge of an atomic already done
             return;
         }
@@ -212,35 +196,10 @@ final class Completer {
             failHead(WcStatus.LOC_PROT_ERR);
             return;
         }
-        req.rdAtomicOutstanding = Math.max(0, req.rdAtomicOutstanding - 1);
-        if (Psn.diff(Psn.next(psn), req.unackedPsn) > 0) {
-            req.unackedPsn = Psn.next(psn);
-        }
+        req.readOrAtomicAnswered();
+        req.acknowledgedThrough(psn);
         qp.retireSend(w, WcStatus.SUCCESS);
-        progressed(nowNs);
-    }
-
-    /**
-     * Go-back-N from {@code psn}: the requester transmits again from there. Until something new is acknowledged,
-     * further NAKs for the same PSN and responses from the old burst do not start it again.
-     */
-    private void goBack(int psn) {
-        Requester req = qp.requester;
-        req.unackedPsn = psn;
-        req.rewind();
-        req.retrying = true;
-    }
-
-    private void progressed(long nowNs) {
-        Requester req = qp.requester;
-        req.retrying = false;
-        req.retryLeft = qp.retryCnt;
-        req.rnrRetryLeft = qp.rnrRetry;
-        if (req.hasOutstanding()) {
-            req.armTimer(nowNs);
-        } else {
-            req.ackDeadlineNs = 0;
-        }
+        req.progressed(nowNs);
     }
 
     /**
@@ -254,14 +213,14 @@ final class Completer {
         Requester req = qp.requester;
         while (qp.sqConsumer != qp.sqProducer) {
             SendWqe w = qp.sqAt(qp.sqConsumer);
-            if (!w.started) {
+            if (!w.started()) {
                 return true;
             }
             if (w.isReadOrAtomic()) {
-                if (Psn.diff(psn, w.firstPsn) >= 0) {
-                    int from = Psn.add(w.firstPsn, w.readPacketsDone);
-                    if (!(req.retrying && from == req.unackedPsn)) {
-                        goBack(from);
+                if (Psn.diff(psn, w.firstPsn()) >= 0) {
+                    int from = Psn.add(w.firstPsn(), w.readPacketsDone());
+                    if (!req.retryingFrom(from)) {
+                        req.goBackTo(from);
                     }
                     return false;
                 }
@@ -284,7 +243,7 @@ final class Completer {
     private void retireAheadOfRead(int psn) {
         while (qp.sqConsumer != qp.sqProducer) {
             SendWqe w = qp.sqAt(qp.sqConsumer);
-            if (!w.started || w.isReadOrAtomic() || Psn.diff(w.lastPsn(), psn) >= 0) {
+            if (!w.started() || w.isReadOrAtomic() || Psn.diff(w.lastPsn(), psn) >= 0) {
                 return;
             }
             qp.retireSend(w, WcStatus.SUCCESS);
@@ -294,40 +253,22 @@ final class Completer {
     /** Local ACK timeout: retransmit from the oldest unacknowledged PSN, or fail once retry_cnt is spent. */
     int checkTimer(long nowNs) {
         Requester req = qp.requester;
-        if (req.ackDeadlineNs == 0 || nowNs - req.ackDeadlineNs < 0
-                || (qp.state != QpState.RTS && qp.state != QpState.SQD)) {
+        if (!req.timerExpired(nowNs) || (qp.state != QpState.RTS && qp.state != QpState.SQD)) {
             return 0;
         }
         if (!req.hasOutstanding()) {
-            req.ackDeadlineNs = 0;
+            req.stopTimer();
             return 0;
         }
         counters.increment(Counter.COMPLETER_RETRY_ERR);
-        if (!spendRetry()) {
+        if (!req.spendRetry()) {
             counters.increment(Counter.RETRY_EXCEEDED_ERR);
             failHead(WcStatus.RETRY_EXC_ERR);
             return 1;
         }
-        goBack(req.unackedPsn);
+        req.goBackTo(req.unackedPsn());
         req.armTimer(nowNs);
         return 1;
-    }
-
-    /**
-     * Spends one transport retry; false when none is left. As rxe's completer ({@code if (qp->comp.retry_cnt != 7)
-     * qp->comp.retry_cnt--;}), a retry_cnt of 7 is never spent: kernel rxe retries forever then, as it does for an
-     * rnr_retry of 7, and so does this device (the IBA makes only rnr_retry 7 infinite).
-     */
-    private boolean spendRetry() {
-        Requester req = qp.requester;
-        if (qp.retryCnt == 7) {
-            return true;
-        }
-        if (req.retryLeft == 0) {
-            return false;
-        }
-        req.retryLeft--;
-        return true;
     }
 
     /** Completes the oldest send WQE with an error and moves the QP to ERR, which flushes the rest. */

@@ -4,7 +4,6 @@ import io.jrdma.soft.link.Link;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
-import io.jrdma.wire.Psn;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;

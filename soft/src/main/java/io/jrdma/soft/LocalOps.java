@@ -12,7 +12,7 @@ import io.jrdma.verbs.WrOpcode;
  *
  * <p>BIND_MW and LOCAL_INV are local operations: they send nothing, and the requester executes one when it reaches
  * it in send queue order (a LOCAL_INV only once everything before it has completed: IBA 10.6.5.1, rxe's local
- * invalidate fence). The WQE then holds its result in {@link SendWqe#localStatus} and completes in order, as soon as
+ * invalidate fence). The WQE then holds its result in {@link SendWqe#localStatus()} and completes in order, as soon as
  * every WQE before it has completed. A failed one stops the send queue, completes with its error (MW_BIND_ERR for a
  * bind, LOC_QP_OP_ERR for a local invalidate, as rxe) and moves the QP to ERR, which flushes the rest.
  *
@@ -96,14 +96,14 @@ final class LocalOps {
     static void retireExecuted(SoftQp qp) {
         while (qp.sqConsumer != qp.sqProducer && qp.state != QpState.ERR) {
             SendWqe h = qp.sqAt(qp.sqConsumer);
-            WcStatus status = h.localStatus;
-            if (!h.started || status == null) {
+            WcStatus status = h.localStatus();
+            if (!h.started() || status == null) {
                 return;
             }
             boolean complete = status != WcStatus.SUCCESS || h.signaled || qp.sqSigAll;
             long wrId = h.wrId;
             WcOpcode op = h.opcode.completionOpcode();
-            qp.freeOldestSend(); // the slot is free before the CQE is visible, as in rxe
+            qp.freeSendSlot(); // the slot is free before the CQE is visible, as in rxe
             if (complete) {
                 qp.sendCq.push(wrId, status, op, 0, 0, 0, qp.qpn, 0, false);
             }

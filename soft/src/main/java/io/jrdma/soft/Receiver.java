@@ -7,7 +7,6 @@ import io.jrdma.wire.Bth;
 import io.jrdma.wire.Deth;
 import io.jrdma.wire.Icrc;
 import io.jrdma.wire.Opcode;
-import io.jrdma.wire.Transport;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
@@ -158,7 +157,7 @@ final class Receiver {
             return;
         }
         SoftQp qp = qps.byQpn(Bth.destQp(rx, 0));
-        if (qp == null || op.transport() != transportOf(qp.type)) {
+        if (qp == null || op.transport() != qp.rules.transport()) {
             drop(); // includes a UD packet for a UC or RC QP and the other way round
             return;
         }
@@ -183,11 +182,9 @@ final class Receiver {
         if (op.isRequest() && qp.type != QpType.UD) {
             qp.requestArrived(); // COMM_EST on the first request reaching an RC or UC QP in RTR
         }
-        if (qp.type != QpType.RC) {
-            qp.unreliableResponder.onRequest(op, rx, hdr, payload, srcIp, pkt.ipId(), len);
-        } else if (op.isRequest()) {
-            qp.responder.onRequest(op, rx, hdr, payload);
-        } else {
+        if (op.isRequest()) {
+            qp.responder.onRequest(op, rx, hdr, payload, srcIp, pkt.ipId(), len);
+        } else { // only RC has responses
             qp.completer.onResponse(op, rx, hdr, payload, now);
         }
     }
@@ -214,14 +211,6 @@ final class Receiver {
             return true;
         }
         return false;
-    }
-
-    private static Transport transportOf(QpType type) {
-        return switch (type) {
-            case RC -> Transport.RC;
-            case UC -> Transport.UC;
-            case UD -> Transport.UD;
-        };
     }
 
     private void drop() {

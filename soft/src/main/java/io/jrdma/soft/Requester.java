@@ -4,22 +4,25 @@ import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
-import io.jrdma.wire.AtomicEth;
-import io.jrdma.wire.Bth;
-import io.jrdma.wire.Ieth;
-import io.jrdma.wire.ImmDt;
-import io.jrdma.wire.Opcode;
-import io.jrdma.wire.Position;
 import io.jrdma.wire.Psn;
-import io.jrdma.wire.Reth;
-import io.jrdma.wire.Transport;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
- * The requester role of an RC QP (IBA 9.7.4, kernel rxe_req.c): turns send WQEs into packets in PSN order,
- * segmented by the path MTU, within a bounded window of unacknowledged PSNs and {@code max_rd_atomic} outstanding
- * reads. The {@link Completer} moves its cursor back for go-back-N retransmission.
+ * The requester role of a QP of any transport (IBA 9.7.4 and 9.8, kernel rxe_req.c): turns send WQEs into packets
+ * in PSN order. What the transport changes is data ({@link TransportRules}):
+ *
+ * <ul>
+ * <li><b>RC</b> ({@code acknowledged}): packets segmented by the path MTU, within a bounded window of
+ *     unacknowledged PSNs (and the device's {@link SendShares}) and {@code max_rd_atomic} outstanding reads and
+ *     atomics, with the AckReq bit as the window needs it and the local ACK timer armed. The {@link Completer}
+ *     reports acknowledgements through the methods named for what happened ({@link #acknowledgedThrough},
+ *     {@link #goBackTo}, {@link #waitRnr}, {@link #progressed}...).</li>
+ * <li><b>UC</b> ({@code completesOnSend}): segmented the same, never acknowledged and never retransmitted: a
+ *     request completes once its last packet is handed to the link.</li>
+ * <li><b>UD</b> (not {@code segments}): one SEND ONLY packet with a DETH per request, to the destination of its
+ *     address handle; completes as UC.</li>
+ * </ul>
+ *
+ * A request that fails locally fails the QP: RC to ERR, UC and UD to SQE ({@link SoftQp#enterSendQueueError}).
  */
 final class Requester {
 
@@ -27,28 +30,30 @@ final class Requester {
     private static final int BUDGET = 32;
 
     private final SoftQp qp;
-    private final Transmitter xmit;
+    private final TransportRules rules;
+    private final RequestPackets packets;
     private final SendShares shares;
     private final Counters counters;
 
-    int psn;              // next PSN to assign to a new message
-    int unackedPsn;       // oldest PSN not yet acknowledged (everything before it is done)
-    long next;            // SQ index of the WQE being transmitted
-    int nextPacket;       // packet index within that WQE to send next
-    int rdAtomicOutstanding; // reads (per request) and atomics sent for the first time and not yet answered
-    int sentPsn;          // the PSN after the highest one ever transmitted: below it, a request is a retransmission
-    int sinceAckReq;
-    private int limitNow = 64; // the unacknowledged packets allowed in this pass (window or share)
-    int window = 64;      // unacknowledged PSNs allowed
-    int retryLeft;
-    int rnrRetryLeft;
-    long rnrWaitUntilNs;  // 0 = not waiting
-    long ackDeadlineNs;   // 0 = timer disarmed
-    boolean retrying;     // went back to unackedPsn and nothing was acknowledged since (rxe started_retry)
+    private int psn;              // next PSN to assign to a new message
+    private int unackedPsn;       // oldest PSN not yet acknowledged (everything before it is done)
+    private long next;            // SQ index of the WQE being transmitted
+    private int nextPacket;       // packet index within that WQE to send next
+    private int rdAtomicOutstanding; // reads (per request) and atomics sent for the first time and not yet answered
+    private int sentPsn;          // the PSN after the highest one ever transmitted: below it, a retransmission
+    private int sinceAckReq;
+    private int limitNow = 64;    // the unacknowledged packets allowed in this pass (window or share)
+    private int window = 64;      // unacknowledged PSNs allowed
+    private int retryLeft;
+    private int rnrRetryLeft;
+    private long rnrWaitUntilNs;  // 0 = not waiting
+    private long ackDeadlineNs;   // 0 = timer disarmed
+    private boolean retrying;     // went back to unackedPsn and nothing was acknowledged since (rxe started_retry)
 
     Requester(SoftQp qp) {
         this.qp = qp;
-        this.xmit = qp.context.transmitter;
+        this.rules = qp.rules;
+        this.packets = new RequestPackets(qp);
         this.shares = qp.context.shares;
         this.counters = qp.context.counters;
     }
@@ -71,6 +76,26 @@ final class Requester {
 
     int nextPsn() {
         return psn;
+    }
+
+    /** The oldest PSN not yet acknowledged: everything before it is done. */
+    int unackedPsn() {
+        return unackedPsn;
+    }
+
+    /** The PSN after the highest one ever transmitted: below it, a request is a retransmission. */
+    int sentPsn() {
+        return sentPsn;
+    }
+
+    /** The unacknowledged PSNs the window allows (RC). */
+    int window() {
+        return window;
+    }
+
+    /** Transport retries left before a timeout or sequence NAK fails the oldest WQE (RC). */
+    int retryLeft() {
+        return retryLeft;
     }
 
     /** Packets sent and not yet acknowledged (the engine's count of what the device has in flight). */
@@ -99,25 +124,31 @@ final class Requester {
         return sentPsn != unackedPsn;
     }
 
-    /** Sends what the window, the read limit and the budget allow. */
+    /** The path MTU changed: the window follows it (control path). */
+    void pathMtuChanged() {
+        window = shares.windowFor(qp.mtuBytes);
+    }
+
+    /** Sends what the window, the read limit and the budget allow (RC); UC and UD only the budget. */
     int transmit(long nowNs) {
-        if (qp.unreliableRequester != null) {
-            return qp.unreliableRequester.transmit(); // UC and UD: no window, no ACKs, no timers
-        }
         QpState state = qp.state;
         if (state != QpState.RTS && state != QpState.SQD) {
             return 0;
         }
-        if (rnrWaitUntilNs != 0) {
-            if (nowNs - rnrWaitUntilNs < 0) {
-                return 0;
+        boolean acked = rules.acknowledged();
+        int limit = 0;
+        if (acked) {
+            if (rnrWaitUntilNs != 0) {
+                if (nowNs - rnrWaitUntilNs < 0) {
+                    return 0;
+                }
+                rnrWaitUntilNs = 0;
             }
-            rnrWaitUntilNs = 0;
+            skipRetired();
+            limit = shares.shareFor(qp.mtuBytes, window);
+            limitNow = limit;
         }
-        skipRetired();
         int sent = 0;
-        int limit = shares.shareFor(qp.mtuBytes, window);
-        limitNow = limit;
         while (sent < BUDGET) {
             if (next == qp.sqProducer) {
                 break;
@@ -129,25 +160,37 @@ final class Requester {
                 }
                 continue;
             }
-            if (!w.started) {
+            if (!w.started()) {
                 if (state == QpState.SQD) {
                     break; // draining (IBA 10.3.1.4): finish the message in progress, start no new one
                 }
                 if ((w.flags & SendFlags.FENCE) != 0 && rdAtomicOutstanding > 0) {
                     break; // IBA 10.8.3.3: a fenced request waits for earlier reads and atomics
                 }
-                if (!shares.mayAdmit(qp.mtuBytes)) {
+                if (acked && !shares.mayAdmit(qp.mtuBytes)) {
                     break; // the device's QPs have their budget in flight; the last packets of each asked for ACKs
                 }
-                w.firstPsn = psn;
-                w.packets = packetsOf(w);
-                w.started = true;
-                w.readPacketsDone = 0;
-                w.readChunk = Math.max(1, window / Math.clamp(qp.maxRdAtomic, 1, 4));
+                int packets = packetsOf(w);
+                w.start(psn, packets, Math.max(1, window / Math.clamp(qp.maxRdAtomic, 1, 4)));
                 nextPacket = 0;
-                psn = Psn.add(psn, w.packets);
+                psn = Psn.add(psn, packets);
             }
-            int pktPsn = Psn.add(w.firstPsn, nextPacket);
+            int pktPsn = Psn.add(w.firstPsn(), nextPacket);
+            if (!acked) { // UC, UD: no window, no AckReq, no timer
+                boolean ok = rules.segments() ? sendDataPacket(w, pktPsn, false) : sendDatagram(w);
+                if (!ok) {
+                    return sent; // the request failed and the QP is in SQE
+                }
+                sent++;
+                if (++nextPacket >= w.packets()) {
+                    next++;
+                    nextPacket = 0;
+                    if (rules.completesOnSend()) {
+                        qp.retireSend(w, WcStatus.SUCCESS); // nothing will acknowledge it
+                    }
+                }
+                continue;
+            }
             int inFlight = Psn.diff(pktPsn, unackedPsn);
             boolean askAck = false;
             if (inFlight >= limit) {
@@ -167,12 +210,13 @@ final class Requester {
                 }
                 // Requests cover fixed chunks, so one sent again after a loss (from the first response missing)
                 // lies within one earlier request: a responder replays a duplicate READ only inside one resource.
-                int chunkEnd = Math.min(w.packets, (nextPacket / w.readChunk + 1) * w.readChunk);
+                int chunkEnd = Math.min(w.packets(), (nextPacket / w.readChunk() + 1) * w.readChunk());
                 int chunk = chunkEnd - nextPacket;
                 if (inFlight + chunk > window || (inFlight > 0 && inFlight + chunk > limit)) {
                     break; // a read alone may exceed its share: its responses land in this device's socket
                 }
-                sendReadRequest(w, pktPsn, chunk);
+                packets.readRequest(w, pktPsn, nextPacket, chunk);
+                sinceAckReq = 0;
                 if (first) {
                     rdAtomicOutstanding++;
                 }
@@ -182,7 +226,8 @@ final class Requester {
                 if (first && rdAtomicOutstanding >= Math.max(1, qp.maxRdAtomic)) {
                     break; // atomics count against max_rd_atomic as reads do
                 }
-                sendAtomicRequest(w, pktPsn);
+                packets.atomicRequest(w, pktPsn);
+                sinceAckReq = 0;
                 if (first) {
                     rdAtomicOutstanding++;
                 }
@@ -199,7 +244,7 @@ final class Requester {
             if (ackDeadlineNs == 0) {
                 armTimer(nowNs);
             }
-            if (nextPacket >= w.packets) {
+            if (nextPacket >= w.packets()) {
                 next++;
                 nextPacket = 0;
             }
@@ -213,19 +258,17 @@ final class Requester {
      * before it to complete, or a failed local operation, which completes in error once it is the oldest WQE).
      */
     private boolean runLocal(SendWqe w, QpState state) {
-        if (!w.started) {
+        if (!w.started()) {
             if (state == QpState.SQD || ((w.flags & SendFlags.FENCE) != 0 && rdAtomicOutstanding > 0)) {
                 return false;
             }
             if (w.opcode == WrOpcode.LOCAL_INV && next != qp.sqConsumer) {
                 return false; // IBA 10.6.5.1 local invalidate fence, mandatory in rxe
             }
-            w.firstPsn = psn; // no packets: lastPsn() is the PSN before, so the ACK of earlier WQEs covers it
-            w.packets = 0;
-            w.started = true;
-            w.localStatus = LocalOps.execute(qp, w);
+            w.startLocal(psn);
+            w.executed(LocalOps.execute(qp, w));
         }
-        if (w.localStatus != WcStatus.SUCCESS) {
+        if (w.localStatus() != WcStatus.SUCCESS) {
             LocalOps.retireExecuted(qp); // completes it now if it is the oldest WQE, else once the others have
             return false;
         }
@@ -245,121 +288,184 @@ final class Requester {
         }
     }
 
+    /** PSNs a message takes: one per path-MTU segment (at least one), one for an atomic or a datagram. */
     private int packetsOf(SendWqe w) {
-        if (w.length == 0 || w.opcode.isAtomic()) {
+        if (w.length == 0 || w.opcode.isAtomic() || !rules.segments()) {
             return 1;
         }
         return (int) ((w.length + qp.mtuBytes - 1) / qp.mtuBytes);
     }
 
-    /** One RDMA READ request for response packets {@code [nextPacket, nextPacket + chunk)}. */
-    private void sendReadRequest(SendWqe w, int pktPsn, int chunk) {
-        long offset = (long) nextPacket * qp.mtuBytes;
-        long len = Math.min(w.length - offset, (long) chunk * qp.mtuBytes);
-        MemorySegment tx = xmit.packet();
-        Opcode op = Opcode.RC_RDMA_READ_REQUEST;
-        Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, true, pktPsn);
-        Reth.setVa(tx, op.rethOffset(), w.remoteAddr + offset);
-        Reth.setRkey(tx, op.rethOffset(), w.rkey);
-        Reth.setDmaLength(tx, op.rethOffset(), (int) len);
-        sinceAckReq = 0;
-        xmit.send(qp, op.headerLength());
-    }
-
-    /**
-     * One CmpSwap or FetchAdd request: BTH with AckReq and AtomicETH, one PSN, no payload (rxe init_req_packet).
-     * A retransmission sends the same bytes with the same PSN, so the responder answers it from its resource.
-     */
-    private void sendAtomicRequest(SendWqe w, int pktPsn) {
-        boolean cas = w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP;
-        Opcode op = cas ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
-        MemorySegment tx = xmit.packet();
-        Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, true, pktPsn);
-        int at = op.atomicEthOffset();
-        AtomicEth.setVa(tx, at, w.remoteAddr);
-        AtomicEth.setRkey(tx, at, w.rkey);
-        // CmpSwap: swap, then compare; FetchAdd: the addend in the swap/add field and a zero compare field
-        AtomicEth.setSwapAdd(tx, at, cas ? w.swap : w.compareAdd);
-        AtomicEth.setCompare(tx, at, cas ? w.compareAdd : 0);
-        sinceAckReq = 0;
-        xmit.send(qp, op.headerLength());
-    }
-
-    /** One SEND or WRITE packet; false if the gather failed and the QP was moved to ERR. */
+    /** One SEND or WRITE packet; false if the gather failed and the QP was moved to ERR (RC) or SQE (UC). */
     private boolean sendDataPacket(SendWqe w, int pktPsn, boolean askAck) {
-        int mtu = qp.mtuBytes;
-        long offset = (long) nextPacket * mtu;
-        int payload = (int) Math.min(mtu, w.length - offset);
-        Position pos = position(nextPacket, w.packets);
-        boolean end = pos == Position.LAST || pos == Position.ONLY;
-        boolean start = pos == Position.FIRST || pos == Position.ONLY;
-        Opcode op = switch (w.opcode) {
-            case SEND -> Opcode.send(Transport.RC, pos, false, false);
-            case SEND_WITH_IMM -> Opcode.send(Transport.RC, pos, true, false);
-            case SEND_WITH_INV -> Opcode.send(Transport.RC, pos, false, true);
-            case RDMA_WRITE -> Opcode.write(Transport.RC, pos, false);
-            case RDMA_WRITE_WITH_IMM -> Opcode.write(Transport.RC, pos, true);
-            default -> throw new IllegalStateException("unexpected opcode " + w.opcode);
-        };
-        // also on the last packet the window (or the QP's share of it) lets out: the responder ACKs only on request
-        boolean ackReq = end || askAck || ++sinceAckReq >= Math.max(1, limitNow / 4)
-                || Psn.diff(pktPsn, unackedPsn) + 1 >= limitNow;
+        boolean end = nextPacket == w.packets() - 1;
+        // RC only: also on the last packet the window (or the QP's share of it) lets out; the responder ACKs only
+        // on request
+        boolean ackReq = rules.acknowledged() && (end || askAck || ++sinceAckReq >= Math.max(1, limitNow / 4)
+                || Psn.diff(pktPsn, unackedPsn) + 1 >= limitNow);
         if (ackReq) {
             sinceAckReq = 0;
         }
-        int pad = (-payload) & 3;
-        boolean solicited = end && (w.flags & SendFlags.SOLICITED) != 0;
-        MemorySegment tx = xmit.packet();
-        Bth.write(tx, 0, op.code(), solicited, false, pad, SoftLimits.PKEY_DEFAULT, qp.destQpn, ackReq, pktPsn);
-        if (start && op.hasReth()) {
-            Reth.setVa(tx, op.rethOffset(), w.remoteAddr);
-            Reth.setRkey(tx, op.rethOffset(), w.rkey);
-            Reth.setDmaLength(tx, op.rethOffset(), (int) w.length);
-        }
-        if (op.hasImm()) {
-            ImmDt.setImm(tx, op.immOffset(), w.immData);
-        }
-        if (op.hasIeth()) {
-            Ieth.setRkey(tx, op.iethOffset(), w.invalidateRkey);
-        }
-        int hdr = op.headerLength();
-        if (payload > 0 && !w.inline && xmit.byReference()
-                && w.sges.reference(qp.context.mrs, qp.pd, offset, payload, xmit)) {
-            xmit.sendByReference(qp, hdr, payload, pad); // the kernel gathers the payload from the MRs
-            return true;
-        }
-        if (payload > 0) {
-            if (w.inline) {
-                MemorySegment.copy(w.inlineData, offset, tx, hdr, payload);
-            } else if (!w.sges.gather(qp.context.mrs, qp.pd, offset, tx, hdr, payload)) {
-                qp.completer.failHead(WcStatus.LOC_PROT_ERR);
-                return false;
-            }
-        }
-        for (int i = 0; i < pad; i++) {
-            tx.set(ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
-        }
-        xmit.send(qp, hdr + payload + pad);
-        return true;
+        WcStatus failed = packets.data(w, nextPacket, pktPsn, ackReq);
+        return failed == null || failLocally(w, failed);
     }
 
-    private static Position position(int index, int count) {
-        if (count == 1) {
-            return Position.ONLY;
-        }
-        if (index == 0) {
-            return Position.FIRST;
-        }
-        return index == count - 1 ? Position.LAST : Position.MIDDLE;
+    /** The one packet of a UD SEND; false if it failed and the QP was moved to SQE. */
+    private boolean sendDatagram(SendWqe w) {
+        WcStatus failed = packets.datagram(w);
+        return failed == null || failLocally(w, failed);
     }
+
+    /**
+     * A request failed locally (its gather, or its address handle): RC completes the oldest WQE in error and moves
+     * the QP to ERR, which flushes the rest; UC and UD complete this request in error and move the QP to SQE, which
+     * flushes the requests behind it (IBA 10.3.1). Always false, for the caller to return.
+     */
+    private boolean failLocally(SendWqe w, WcStatus status) {
+        if (!rules.sendFailureToSqe()) {
+            qp.completer.failHead(status);
+            return false;
+        }
+        qp.retireSend(w, status);
+        next++;
+        nextPacket = 0;
+        qp.enterSendQueueError();
+        next = qp.sqConsumer;
+        return false;
+    }
+
+    // ------------------------------------------------------------------------------------------------- what the completer reports
 
     void armTimer(long nowNs) {
         ackDeadlineNs = qp.timeout == 0 ? 0 : nowNs + ackTimeoutNs(qp.timeout);
     }
 
+    /** Disarms the local ACK timer (nothing outstanding, or the QP failed: an ERR QP retransmits nothing). */
+    void stopTimer() {
+        ackDeadlineNs = 0;
+    }
+
+    /** Whether the local ACK timer is armed and has run out at {@code nowNs}. */
+    boolean timerExpired(long nowNs) {
+        return ackDeadlineNs != 0 && nowNs - ackDeadlineNs >= 0;
+    }
+
     /** IBA 9.7.6.1.3: the local ACK timeout is 4.096 us * 2^timeout. */
     static long ackTimeoutNs(int timeout) {
         return 4096L << timeout;
+    }
+
+    /** Both retry counts start over from the QP's retry_cnt and rnr_retry (RTR to RTS, forward progress). */
+    void resetRetries() {
+        retryLeft = qp.retryCnt;
+        rnrRetryLeft = qp.rnrRetry;
+    }
+
+    /** The transport retry count starts over from retry_cnt (it was set, or a NAK acknowledged new PSNs). */
+    void restartRetryCount() {
+        retryLeft = qp.retryCnt;
+    }
+
+    /** The RNR retry count starts over from rnr_retry (it was set). */
+    void restartRnrRetryCount() {
+        rnrRetryLeft = qp.rnrRetry;
+    }
+
+    /**
+     * Spends one transport retry; false when none is left. As the IBA has it (retry_cnt counts the retries after a
+     * local ACK timeout or a sequence NAK; only an rnr_retry of 7 means infinite), a retry_cnt of 7 is seven retries
+     * like any other count: kernel rxe's completer never spends a retry_cnt of 7 ({@code if (qp->comp.retry_cnt !=
+     * 7)}), which leaves a requester whose peer died retransmitting forever (issue 18). Forward progress starts the
+     * count over ({@link #progressed}).
+     */
+    boolean spendRetry() {
+        if (retryLeft == 0) {
+            return false;
+        }
+        retryLeft--;
+        return true;
+    }
+
+    /** Spends one RNR retry; false when none is left. An rnr_retry of 7 retries forever (IBA 9.7.5.2.8). */
+    boolean spendRnrRetry() {
+        if (qp.rnrRetry == 7) {
+            return true;
+        }
+        if (rnrRetryLeft == 0) {
+            return false;
+        }
+        rnrRetryLeft--;
+        return true;
+    }
+
+    /**
+     * An ACK (or an ATOMIC ACKNOWLEDGE) covers {@code psn}: the oldest unacknowledged PSN moves past it; false when
+     * it was already past.
+     */
+    boolean acknowledgedThrough(int psn) {
+        if (Psn.diff(Psn.next(psn), unackedPsn) > 0) {
+            unackedPsn = Psn.next(psn);
+            return true;
+        }
+        return false;
+    }
+
+    /** The read response at {@code psn} was placed; the {@code last} of a request answers that request. */
+    void readResponsePlaced(int psn, boolean last) {
+        unackedPsn = Psn.next(psn);
+        if (last) {
+            readOrAtomicAnswered();
+        }
+    }
+
+    /** A read request's last response or an atomic's acknowledge arrived: one fewer outstanding. */
+    void readOrAtomicAnswered() {
+        rdAtomicOutstanding = Math.max(0, rdAtomicOutstanding - 1);
+    }
+
+    /**
+     * Go-back-N from {@code psn}: transmits again from there. Until something new is acknowledged, further NAKs
+     * for the same PSN and responses from the old burst do not start it again ({@link #retryingFrom}).
+     */
+    void goBackTo(int psn) {
+        unackedPsn = psn;
+        rewind();
+        retrying = true;
+    }
+
+    /** Whether a go-back-N to {@code psn} is already under way and nothing was acknowledged since (rxe started_retry). */
+    boolean retryingFrom(int psn) {
+        return retrying && psn == unackedPsn;
+    }
+
+    /**
+     * An RNR NAK for {@code psn}: transmits again from there, but not before {@code untilNs}; the ACK timer runs
+     * meanwhile.
+     */
+    void waitRnr(int psn, long untilNs, long nowNs) {
+        unackedPsn = psn;
+        rewind();
+        rnrWaitUntilNs = untilNs == 0 ? 1 : untilNs;
+        armTimer(nowNs);
+    }
+
+    /** Whether an RNR wait is going back to {@code psn} already. */
+    boolean waitingRnrFor(int psn) {
+        return rnrWaitUntilNs != 0 && psn == unackedPsn;
+    }
+
+    /**
+     * Something new was acknowledged: the retry counts start over, no retry is under way, and the timer runs again
+     * for what is still outstanding or stops.
+     */
+    void progressed(long nowNs) {
+        retrying = false;
+        resetRetries();
+        if (hasOutstanding()) {
+            armTimer(nowNs);
+        } else {
+            ackDeadlineNs = 0;
+        }
     }
 
     /**
@@ -369,7 +475,7 @@ final class Requester {
      * send-queue order, with PSNs the responder does not expect yet) and send again what was done. A go-back-N
      * that sends more than one pass's budget meets this whenever the timeout was early and the ACK only late.
      */
-    void skipRetired() {
+    private void skipRetired() {
         if (next - qp.sqConsumer < 0) {
             toOldestUnacked();
         }
@@ -379,7 +485,7 @@ final class Requester {
      * Go-back-N: transmit again from the oldest unacknowledged PSN. WQEs keep their PSNs; a READ resumes after
      * the response packets it already placed.
      */
-    void rewind() {
+    private void rewind() {
         toOldestUnacked();
         sinceAckReq = 0;
     }
@@ -392,12 +498,12 @@ final class Requester {
             return;
         }
         SendWqe head = qp.sqAt(next);
-        if (!head.started) {
+        if (!head.started()) {
             nextPacket = 0;
         } else if (head.opcode == WrOpcode.RDMA_READ) {
-            nextPacket = head.readPacketsDone;
+            nextPacket = head.readPacketsDone();
         } else {
-            nextPacket = Math.max(0, Psn.diff(unackedPsn, head.firstPsn));
+            nextPacket = Math.max(0, Psn.diff(unackedPsn, head.firstPsn()));
         }
     }
 }

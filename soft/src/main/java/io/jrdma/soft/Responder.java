@@ -6,72 +6,67 @@ import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
-import io.jrdma.wire.Aeth;
-import io.jrdma.wire.AtomicAckEth;
-import io.jrdma.wire.AtomicEth;
 import io.jrdma.wire.AethSyndrome;
+import io.jrdma.wire.AtomicEth;
 import io.jrdma.wire.Bth;
+import io.jrdma.wire.Deth;
+import io.jrdma.wire.Grh;
 import io.jrdma.wire.Ieth;
 import io.jrdma.wire.ImmDt;
 import io.jrdma.wire.NakCode;
 import io.jrdma.wire.Opcode;
-import io.jrdma.wire.Position;
 import io.jrdma.wire.Psn;
 import io.jrdma.wire.Reth;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
- * The responder role of an RC QP (IBA 9.7.5.2, kernel rxe_resp.c): checks each request's PSN, opcode sequence,
- * resources, length and rkey in that order, places SEND data into receive WQEs and WRITE data into memory
- * regions, streams READ responses from a ring of read resources, and acknowledges. ACKs and NAKs wait until the
- * read responses before them are out, so an acknowledgement never overtakes a read response.
+ * The responder role of a QP of any transport (IBA 9.7.5.2 and 9.8, kernel rxe_resp.c): checks each request's PSN,
+ * opcode sequence, operation, receive WQE, length and rkey in that order ({@link ResponderChecks}), places SEND and
+ * WRITE data ({@link Placement}), queues READ and atomic responses on the ring of read resources
+ * ({@link ReadResponses}) and acknowledges ({@link AckQueue}). What the transport changes is data
+ * ({@link TransportRules}):
+ *
+ * <ul>
+ * <li><b>RC</b>: a later PSN is NAKed once per gap, an earlier one is a duplicate (re-ACKed, or a READ or atomic
+ *     answered again from its resource); a message without a receive WQE is RNR NAKed; any other error class is
+ *     NAKed and moves the QP to ERR.</li>
+ * <li><b>UC</b>: nothing is acknowledged. A gap drops the message in progress and the responder resyncs on the next
+ *     FIRST or ONLY (rxe check_psn); every error class drops the message silently and counts it, its receive WQE
+ *     kept for the next message; so does a message without a receive WQE.</li>
+ * <li><b>UD</b>: each packet is a whole message, no PSN check; the receive buffer gets the GRH area first; a
+ *     datagram without a receive WQE, or too big for it, is dropped and counted.</li>
+ * </ul>
+ *
+ * On every transport, only faults of the receive WQE itself (it cannot hold the message, or names memory it may
+ * not write) complete it in error and fail the QP.
  */
 final class Responder {
 
     private static final int READ_BUDGET = 32;
-    private static final int NONE = 0;
-    private static final int IN_SEND = 1;
-    private static final int IN_WRITE = 2;
+    private static final int NONE = ResponderChecks.NONE;
+    private static final int IN_SEND = ResponderChecks.IN_SEND;
+    private static final int IN_WRITE = ResponderChecks.IN_WRITE;
 
     private final SoftQp qp;
-    private final Transmitter xmit;
+    private final TransportRules rules;
     private final Counters counters;
+    private final AckQueue acks;
+    private final ReadResponses reads;
+    private final Placement placement;
 
     private int expectedPsn;
     private int msn;
-    private boolean nakSent;
+    private boolean nakSent;  // RC: a sequence or RNR NAK speaks for the packets of this gap
+    private boolean dropping; // UC (rxe drop_msg): discard packets until the next FIRST or ONLY
     private int inMessage = NONE;
-    private long recvOffset;
-    private SoftMr writeMr;
-    private long writeVa;
-    private long writeRemaining;
-    private long writeLength;
-
-    private boolean ackPending;
-    private int ackPsn;
-    private int ackSyndrome;
-    /**
-     * Invoker mode: a receive completed, so its ACK waits until this QP's requester sends something or
-     * {@link #ACK_HOLD_NS} pass. The application is about to poll that completion and often answers at once; its
-     * answer then goes out first (latency) and the ACK right behind it.
-     */
-    private boolean holdAck;
-    private long holdSinceNs;
-    private int holdPasses;
-    /** And for at most this many engine passes (the answer takes one or two: poll, post). */
-    static final int HOLD_PASSES = 3;
-    /** How long an ACK may wait for the application's answer: far below any usable ACK timeout (67 ms here). */
-    static final long ACK_HOLD_NS = 20_000;
-
-    private ReadResource[] reads = {new ReadResource()};
-    private int readHead;
-    private int readCount;
 
     Responder(SoftQp qp) {
         this.qp = qp;
-        this.xmit = qp.context.transmitter;
+        this.rules = qp.rules;
         this.counters = qp.context.counters;
+        this.acks = new AckQueue(qp);
+        this.reads = new ReadResponses(qp, this);
+        this.placement = new Placement(qp);
     }
 
     void resetPsn(int psn) {
@@ -85,66 +80,51 @@ final class Responder {
     void reset() {
         msn = 0;
         nakSent = false;
-        inMessage = NONE;
-        ackPending = false;
-        holdAck = false;
-        holdSinceNs = 0;
-        holdPasses = 0;
-        readCount = 0;
-        for (ReadResource r : reads) {
-            r.used = false; // PSNs start over: no old request may be taken for a duplicate
-        }
+        dropping = false;
+        abandon();
+        acks.reset();
+        reads.reset();
     }
 
     /** Sizes the read resource ring to max_dest_rd_atomic (control path, engine lock held). */
     void resizeResources(int n) {
-        if (n != reads.length && readCount == 0) {
-            reads = new ReadResource[n];
-            for (int i = 0; i < n; i++) {
-                reads[i] = new ReadResource();
-            }
-            readHead = 0;
-        }
+        reads.resize(n);
     }
 
-    /** A request packet for this QP, already checked for length, ICRC, source and QP state. */
-    void onRequest(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength) {
+    /**
+     * A request packet for this QP, already checked for length, opcode, transport, state, P_Key, Q_Key (UD), source
+     * (RC, UC) and ICRC.
+     *
+     * @param srcIp    the sender's IPv4 address
+     * @param ipId     the IPv4 ID under which the packet's ICRC verified
+     * @param ibLength the IB packet's length, BTH to ICRC
+     */
+    void onRequest(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength, int srcIp, int ipId,
+            int ibLength) {
+        if (rules.datagramGrh()) {
+            onDatagram(op, pkt, payloadOffset, payloadLength, srcIp, ipId, ibLength);
+            return;
+        }
         int psn = Bth.psn(pkt, 0);
-        int d = Psn.diff(psn, expectedPsn);
-        if (d > 0) {
-            counters.increment(Counter.OUT_OF_SEQ_REQUEST);
-            if (!nakSent) {
-                nakSent = true;
-                queueAck(expectedPsn, AethSyndrome.nak(NakCode.PSN_SEQUENCE_ERROR));
+        if (!inSequence(op, pkt, psn)) {
+            return;
+        }
+        RequestError error = ResponderChecks.opcodeSequence(inMessage, op);
+        if (error != null) {
+            if (rules.naksErrors() || !op.isStart()) {
+                reject(error, op, psn);
+                return;
             }
-            return;
+            drop(); // UC: the message in progress is dropped; this FIRST or ONLY begins the next one
+            dropping = false;
         }
-        if (d < 0) {
-            counters.increment(Counter.DUPLICATE_REQUEST);
-            if (op.isReadRequest()) {
-                acceptRead(pkt, op, psn, false);
-            } else if (op.isAtomic()) {
-                replayAtomic(psn);
-            } else if (!ackPending || AethSyndrome.isAck(ackSyndrome)) {
-                // re-ACK; a pending NAK stays: it acknowledges everything before it and must reach the requester
-                queueAck(Psn.add(expectedPsn, -1), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
-            }
-            return;
-        }
-        if (!sequenceOk(op)) {
-            fatal(NakCode.INVALID_REQUEST, psn, null);
-            return;
-        }
-        if (!operationEnabled(op)) {
-            // rxe check_op_valid / check_resource: an RDMA operation the QP's access flags do not enable, or a
-            // READ at a QP without responder resources, is an invalid request (class C), not an access error
-            fatal(NakCode.INVALID_REQUEST, psn, null);
+        error = ResponderChecks.operation(qp, op);
+        if (error != null) {
+            reject(error, op, psn);
             return;
         }
         if (op.startsReceiveWqe() && !qp.recv.acquire()) {
-            counters.increment(Counter.SEND_RNR_ERR);
-            nakSent = true; // later packets of this burst are out of sequence; the RNR NAK speaks for them
-            queueAck(psn, AethSyndrome.rnrNak(qp.minRnrTimer));
+            noReceiveWqe(psn);
             return;
         }
         nakSent = false;
@@ -153,120 +133,144 @@ final class Responder {
         } else if (op.isWrite()) {
             onWrite(op, pkt, psn, payloadOffset, payloadLength);
         } else if (op.isReadRequest()) {
-            acceptRead(pkt, op, psn, true);
+            acceptRead(pkt, op, psn);
         } else if (op.isAtomic()) {
             acceptAtomic(op, pkt, psn);
         } else {
-            fatal(NakCode.INVALID_REQUEST, psn, null);
+            reject(RequestError.UNSUPPORTED, op, psn);
         }
     }
 
-    private boolean sequenceOk(Opcode op) {
-        if (inMessage == NONE) {
-            return op.isStart() || !op.hasPayload();
+    /** The PSN check (rxe check_psn); false when the packet goes no further. */
+    private boolean inSequence(Opcode op, MemorySegment pkt, int psn) {
+        if (rules.sequenceError() == TransportRules.SequenceError.NAK_ONCE) {
+            int d = Psn.diff(psn, expectedPsn);
+            if (d > 0) {
+                counters.increment(Counter.OUT_OF_SEQ_REQUEST);
+                if (!nakSent) {
+                    nakSent = true;
+                    acks.queue(expectedPsn, AethSyndrome.nak(NakCode.PSN_SEQUENCE_ERROR));
+                }
+                return false;
+            }
+            if (d < 0) {
+                counters.increment(Counter.DUPLICATE_REQUEST);
+                duplicate(op, pkt, psn);
+                return false;
+            }
+            return true;
         }
-        if (op.isStart() || !op.hasPayload()) {
-            return false;
+        if (rules.sequenceError() == TransportRules.SequenceError.NONE) {
+            return true;
         }
-        return inMessage == IN_SEND ? op.isSend() : op.isWrite();
-    }
-
-    /** Whether the QP lets peers run {@code op}: qp_access_flags, and max_dest_rd_atomic for READs. */
-    private boolean operationEnabled(Opcode op) {
-        if (op.isWrite()) {
-            return (qp.accessFlags & Access.REMOTE_WRITE) != 0;
+        // DROP_AND_RESYNC
+        if (psn != expectedPsn && !dropping) {
+            counters.increment(Counter.OUT_OF_SEQ_REQUEST);
+            if (inMessage != NONE || !op.isStart()) {
+                drop(); // the message in progress, or the one whose start went missing, is incomplete
+            }
         }
-        if (op.isReadRequest()) {
-            return (qp.accessFlags & Access.REMOTE_READ) != 0 && qp.maxDestRdAtomic > 0;
+        expectedPsn = Psn.next(psn);
+        if (dropping) {
+            if (!op.isStart()) {
+                return false;
+            }
+            dropping = false; // resynchronise on a FIRST or ONLY packet
         }
         return true;
     }
 
-    private boolean lengthOk(Opcode op, int payloadLength) {
-        return op.isEnd() ? payloadLength <= qp.mtuBytes : payloadLength == qp.mtuBytes;
+    /** RC: a request with a PSN already executed (rxe duplicate_request). */
+    private void duplicate(Opcode op, MemorySegment pkt, int psn) {
+        if (op.isReadRequest()) {
+            if (qp.maxDestRdAtomic == 0) {
+                return;
+            }
+            long va = Reth.va(pkt, op.rethOffset());
+            int rkey = Reth.rkey(pkt, op.rethOffset());
+            long len = Reth.dmaLength(pkt, op.rethOffset()) & 0xFFFFFFFFL;
+            if (len != 0 && RemoteKeys.resolve(qp, rkey, va, len, Access.REMOTE_READ) == null) {
+                return;
+            }
+            reads.replayRead(psn, rkey, va, len);
+        } else if (op.isAtomic()) {
+            reads.replayAtomic(psn, msn);
+        } else if (!acks.nakPending()) {
+            // re-ACK; a pending NAK stays: it acknowledges everything before it and must reach the requester
+            acks.queue(Psn.add(expectedPsn, -1), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
+        }
+    }
+
+    /** A message needs a receive WQE and none is posted: RC NAKs RNR, UC and UD drop it. */
+    private void noReceiveWqe(int psn) {
+        if (rules.naksErrors()) {
+            counters.increment(Counter.SEND_RNR_ERR);
+            nakSent = true; // later packets of this burst are out of sequence; the RNR NAK speaks for them
+            acks.queue(psn, AethSyndrome.rnrNak(qp.minRnrTimer));
+        } else {
+            counters.increment(Counter.OUT_OF_BUFFER);
+            abandon();
+            dropping = true;
+        }
     }
 
     private void onSend(Opcode op, MemorySegment pkt, int psn, int payloadOffset, int payloadLength) {
-        if (!lengthOk(op, payloadLength)) {
-            fatal(NakCode.INVALID_REQUEST, psn, null);
+        RequestError error = ResponderChecks.length(rules, qp.mtuBytes, op, payloadLength);
+        if (error != null) {
+            reject(error, op, psn);
             return;
         }
         RecvWqe w = qp.recv.current();
         if (op.isStart()) {
-            recvOffset = 0;
+            placement.startSend();
             inMessage = IN_SEND;
         }
-        if (recvOffset + payloadLength > w.capacity) {
-            fatal(NakCode.INVALID_REQUEST, psn, WcStatus.LOC_LEN_ERR);
+        error = placement.send(w, pkt, payloadOffset, payloadLength);
+        if (error != null) {
+            reject(error, op, psn);
             return;
         }
-        if (payloadLength > 0
-                && !w.sges.scatter(qp.context.mrs, qp.pd, recvOffset, pkt, payloadOffset, payloadLength)) {
-            fatal(NakCode.REMOTE_OPERATIONAL_ERROR, psn, WcStatus.LOC_PROT_ERR);
-            return;
-        }
-        recvOffset += payloadLength;
         if (op.isEnd()) {
             int flags = op.hasImm() ? WcFlags.WITH_IMM : 0;
             int imm = op.hasImm() ? ImmDt.imm(pkt, op.immOffset()) : 0;
             if (op.hasIeth()) {
                 imm = Ieth.rkey(pkt, op.iethOffset());
                 if (!LocalOps.invalidate(qp, imm)) {
-                    invalidateFailed(w, pkt, psn);
+                    invalidateFailed(pkt, psn);
                     return;
                 }
                 flags = WcFlags.WITH_INV;
             }
-            completeRecv(w, WcOpcode.RECV, (int) recvOffset, imm, flags, Bth.solicited(pkt, 0));
+            if (!completeRecv(WcOpcode.RECV, (int) placement.received(), imm, flags, Bth.solicited(pkt, 0))) {
+                return;
+            }
         }
         advance(op, pkt, psn);
     }
 
     private void onWrite(Opcode op, MemorySegment pkt, int psn, int payloadOffset, int payloadLength) {
+        RequestError error;
         if (op.isStart()) {
-            long va = Reth.va(pkt, op.rethOffset());
-            int rkey = Reth.rkey(pkt, op.rethOffset());
-            long len = Reth.dmaLength(pkt, op.rethOffset()) & 0xFFFFFFFFL;
-            SoftMr mr = len == 0 ? null : remoteRegion(rkey, va, len, Access.REMOTE_WRITE);
-            if (len != 0 && mr == null) {
-                // a WRITE ONLY with immediate has taken its receive WQE: it completes with a local access error
-                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, op.startsReceiveWqe() ? WcStatus.LOC_ACCESS_ERR : null);
+            error = placement.startWrite(op, pkt);
+            if (error != null) {
+                reject(error, op, psn);
                 return;
             }
-            writeMr = mr;
-            writeVa = va;
-            writeRemaining = len;
-            writeLength = len;
             inMessage = IN_WRITE;
         }
-        boolean lengthFits = op.isEnd() ? payloadLength == writeRemaining : payloadLength < writeRemaining;
-        if (!lengthOk(op, payloadLength) || !lengthFits) {
-            fatal(NakCode.INVALID_REQUEST, psn, null);
+        error = ResponderChecks.length(rules, qp.mtuBytes, op, payloadLength);
+        if (error == null) {
+            error = placement.write(op, pkt, payloadOffset, payloadLength);
+        }
+        if (error != null) {
+            reject(error, op, psn);
             return;
         }
-        if (payloadLength > 0) {
-            if (!writeMr.valid()) {
-                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
-                return;
-            }
-            MemorySegment.copy(pkt, payloadOffset, writeMr.segment, writeVa - writeMr.address, payloadLength);
-        }
-        writeVa += payloadLength;
-        writeRemaining -= payloadLength;
-        if (op.isEnd() && op.hasImm()) {
-            RecvWqe w = qp.recv.current();
-            completeRecv(w, WcOpcode.RECV_RDMA_WITH_IMM, (int) writeLength, ImmDt.imm(pkt, op.immOffset()),
-                    WcFlags.WITH_IMM, Bth.solicited(pkt, 0));
+        if (op.isEnd() && op.hasImm() && !completeRecv(WcOpcode.RECV_RDMA_WITH_IMM, (int) placement.writeLength(),
+                ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, Bth.solicited(pkt, 0))) {
+            return;
         }
         advance(op, pkt, psn);
-    }
-
-    /**
-     * The region {@code rkey} (an MR's or a bound window's) lets this QP access as asked over {@code [va, va + len)},
-     * else null; see {@link RemoteKeys#resolve}.
-     */
-    private SoftMr remoteRegion(int rkey, long va, long len, int access) {
-        return RemoteKeys.resolve(qp, rkey, va, len, access);
     }
 
     /**
@@ -274,159 +278,119 @@ final class Responder {
      * class J handling. The data is placed, the receive WQE completes with REM_INV_REQ_ERR, the request is
      * acknowledged as usual (the requester's SEND succeeds), and this QP moves to ERR.
      */
-    private void invalidateFailed(RecvWqe w, MemorySegment pkt, int psn) {
-        long wrId = w.wrId;
+    private void invalidateFailed(MemorySegment pkt, int psn) {
+        long wrId = qp.recv.current().wrId;
         qp.recv.retire();
-        qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn, false);
+        boolean pushed = qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn,
+                false);
         inMessage = NONE;
-        if (Bth.ackReq(pkt, 0)) {
-            sendAck(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
+        if (pushed && Bth.ackReq(pkt, 0)) {
+            acks.sendNow(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED), msn);
         }
-        ackPending = false;
-        readCount = 0;
+        acks.cancel();
+        reads.discard();
         qp.enterError();
     }
 
-    private void acceptRead(MemorySegment pkt, Opcode op, int psn, boolean inOrder) {
+    /** A new READ request (rxe check_resource, check_rkey, then a resource of the ring). */
+    private void acceptRead(MemorySegment pkt, Opcode op, int psn) {
         if (qp.maxDestRdAtomic == 0) {
-            if (inOrder) {
-                fatal(NakCode.INVALID_REQUEST, psn, null); // rxe check_resource: no responder resources at all
-            }
+            reject(RequestError.NO_RESOURCES, op, psn); // rxe check_resource: no responder resources at all
             return;
         }
         long va = Reth.va(pkt, op.rethOffset());
         int rkey = Reth.rkey(pkt, op.rethOffset());
         long len = Reth.dmaLength(pkt, op.rethOffset()) & 0xFFFFFFFFL;
-        if (len != 0 && remoteRegion(rkey, va, len, Access.REMOTE_READ) == null) {
-            if (inOrder) {
-                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
-            }
+        if (len != 0 && RemoteKeys.resolve(qp, rkey, va, len, Access.REMOTE_READ) == null) {
+            reject(RequestError.RKEY, op, psn);
             return;
         }
-        if (!inOrder) {
-            replayRead(psn, rkey, va, len);
-            return;
-        }
-        int slot = victim();
+        int slot = reads.victim(expectedPsn);
         if (slot < 0) {
-            fatal(NakCode.INVALID_REQUEST, psn, null); // more reads than max_dest_rd_atomic
+            reject(RequestError.NO_RESOURCES, op, psn); // more reads than max_dest_rd_atomic
             return;
         }
-        ReadResource r = claim(slot);
-        r.firstPsn = psn;
-        r.packets = len == 0 ? 1 : (int) ((len + qp.mtuBytes - 1) / qp.mtuBytes);
-        r.sent = 0;
-        r.va = va;
-        r.length = len;
-        r.rkey = rkey;
-        r.used = true;
-        r.atomic = false;
-        r.replay = false;
-        if (inOrder) {
-            if (ackPending && AethSyndrome.isAck(ackSyndrome)) {
-                ackPending = false; // the read's responses acknowledge everything before it (IBA 9.7.5.1.2)
-            }
-            nakSent = false;
-            msn = (msn + 1) & 0xFFFFFF;
-            expectedPsn = Psn.add(psn, r.packets);
-        }
+        int packets = len == 0 ? 1 : (int) ((len + qp.mtuBytes - 1) / qp.mtuBytes);
+        reads.claim(slot).startRead(psn, packets, va, len, rkey);
+        acks.coveredByResponse(); // the read's responses acknowledge everything before it (IBA 9.7.5.1.2)
+        nakSent = false;
+        msn = (msn + 1) & 0xFFFFFF;
+        expectedPsn = Psn.add(psn, packets);
     }
 
     /**
-     * A duplicate READ (rxe duplicate_request): the requester asks again, from {@code psn}, for the part of a read
-     * it did not receive. It is served only from the read resource of the ring whose PSNs include {@code psn},
-     * with the same rkey, the address of that packet and a length within the rest of the resource; anything else
-     * is dropped (class D). The resource streams again from that packet, in place (it takes no resource of its
-     * own, and gives way to new requests, see {@link #victim}). Responses after the first packet go out as
-     * MIDDLE and LAST, as rxe replays them.
+     * A new CmpSwap or FetchAdd (rxe check_op_valid, check_resource, check_rkey, atomic_reply, in that order):
+     * executes it once on the target's memory, keeps the original value in a resource of the ring and queues the
+     * ATOMIC ACKNOWLEDGE behind any read responses still owed.
      */
-    private void replayRead(int psn, int rkey, long va, long len) {
-        for (int i = 0; i < reads.length; i++) {
-            ReadResource r = reads[i];
-            int k = Psn.diff(psn, r.firstPsn);
-            if (r.used && !r.atomic && k >= 0 && k < r.packets && r.rkey == rkey
-                    && va == r.va + (long) k * qp.mtuBytes && len <= r.length - (long) k * qp.mtuBytes) {
-                if (active(i)) {
-                    r.sent = Math.min(r.sent, k);
-                } else {
-                    r.sent = k;
-                    r.replay = true;
-                    activate(i);
+    private void acceptAtomic(Opcode op, MemorySegment pkt, int psn) {
+        if ((qp.accessFlags & Access.REMOTE_ATOMIC) == 0) {
+            reject(RequestError.NOT_ENABLED, op, psn); // the QP does not take atomics: rxe's unsupported opcode
+            return;
+        }
+        int slot = qp.maxDestRdAtomic == 0 ? -1 : reads.victim(expectedPsn);
+        if (slot < 0) {
+            reject(RequestError.NO_RESOURCES, op, psn); // more reads and atomics than max_dest_rd_atomic
+            return;
+        }
+        int at = op.atomicEthOffset();
+        long va = AtomicEth.va(pkt, at);
+        SoftMr mr = RemoteKeys.resolve(qp, AtomicEth.rkey(pkt, at), va, 8, Access.REMOTE_ATOMIC);
+        if (mr == null) {
+            reject(RequestError.RKEY, op, psn);
+            return;
+        }
+        if (!AtomicOps.aligned(va)) {
+            reject(RequestError.MISALIGNED, op, psn); // rxe: misaligned atomic, class C
+            return;
+        }
+        long offset = va - mr.address;
+        long orig = op == Opcode.RC_COMPARE_SWAP
+                ? AtomicOps.compareAndSwap(mr.segment, offset, AtomicEth.compare(pkt, at), AtomicEth.swapAdd(pkt, at))
+                : AtomicOps.fetchAndAdd(mr.segment, offset, AtomicEth.swapAdd(pkt, at));
+        acks.coveredByResponse(); // the atomic's acknowledge covers everything before it (IBA 9.7.5.1.2)
+        nakSent = false;
+        msn = (msn + 1) & 0xFFFFFF;
+        expectedPsn = Psn.next(psn);
+        reads.claim(slot).startAtomic(psn, va, orig, msn);
+    }
+
+    /** UD: one datagram, one message (rxe: no PSN check, the GRH area first). */
+    private void onDatagram(Opcode op, MemorySegment pkt, int payloadOffset, int payloadLength, int srcIp, int ipId,
+            int ibLength) {
+        if (!qp.recv.acquire()) {
+            counters.increment(Counter.OUT_OF_BUFFER); // no RNR for UD: the datagram is lost
+            return;
+        }
+        RecvWqe w = qp.recv.current();
+        if (Grh.LENGTH + (long) payloadLength > w.capacity) {
+            // current rxe, after "Fix responder length checking for UD request packets"
+            counters.increment(Counter.UD_LEN_DROPPED);
+            if (qp.srq != null) {
+                // rxe RESPST_ERR_LENGTH on an SRQ (UC/UD class E): the WQE taken out of the SRQ completes with
+                // REM_INV_REQ_ERR, the QP going on; kept in this QP's hand it would be lost to the SRQ's other QPs
+                long wrId = w.wrId;
+                qp.recv.retire();
+                if (!qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, 0, false)) {
+                    cqOverrun();
                 }
-                return;
             }
+            return;
         }
-    }
-
-    /**
-     * The resource a new READ or atomic takes (-1: none, the requester sent more than max_dest_rd_atomic): the
-     * one holding the oldest request, whether finished or queued again for a duplicate (a replay), never one
-     * still to be answered for the first time. Requests complete at the requester in PSN order, so the oldest
-     * is the one a requester within its max_rd_atomic no longer needs (the kernel recycles the oldest too).
-     */
-    private int victim() {
-        int found = -1;
-        int oldest = -1;
-        for (int i = 0; i < reads.length; i++) {
-            ReadResource r = reads[i];
-            if (!r.used) {
-                return i;
-            }
-            if (active(i) && !r.replay) {
-                continue;
-            }
-            int age = Psn.diff(expectedPsn, r.firstPsn);
-            if (age < 0) {
-                age = Integer.MAX_VALUE; // more than 2^23 PSNs ago: older than anything
-            }
-            if (age > oldest) {
-                found = i;
-                oldest = age;
-            }
+        if (!placement.datagram(w, pkt, payloadOffset, payloadLength, srcIp, ipId, ibLength)) {
+            recvFailed(WcStatus.LOC_PROT_ERR, 0);
+            return;
         }
-        return found;
-    }
-
-    /** Takes resource {@code i} (from {@link #victim}) for a new request, queued at the tail. */
-    private ReadResource claim(int i) {
-        int n = reads.length;
-        ReadResource r = reads[i];
-        if (active(i)) {
-            // a replay gives way: out of the queue, which closes up behind it
-            int last = (readHead + readCount - 1) % n;
-            for (int j = i; j != last; j = (j + 1) % n) {
-                reads[j] = reads[(j + 1) % n];
-            }
-            reads[last] = r;
-            readCount--;
+        boolean imm = op.hasImm();
+        long wrId = w.wrId;
+        qp.recv.retire(); // the RQ slot is free before the CQE is visible, as in rxe
+        if (qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
+                imm ? ImmDt.imm(pkt, op.immOffset()) : 0, WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), qp.qpn,
+                Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0))) {
+            counters.increment(Counter.RDMA_RECVS);
         } else {
-            moveToTail(i);
+            cqOverrun();
         }
-        r.replay = false;
-        readCount++;
-        return r;
-    }
-
-    /** True when resource {@code i} is queued for transmission (between the ring's head and tail). */
-    private boolean active(int i) {
-        return Math.floorMod(i - readHead, reads.length) < readCount;
-    }
-
-    /** Queues the finished resource {@code i} again, at the tail of the ring. */
-    private void activate(int i) {
-        moveToTail(i);
-        readCount++;
-    }
-
-    /** Moves the finished resource {@code i} to the tail; the finished ones between move up, keeping order. */
-    private void moveToTail(int i) {
-        int n = reads.length;
-        int tail = (readHead + readCount) % n;
-        ReadResource r = reads[i];
-        for (int j = i; j != tail; j = (j - 1 + n) % n) {
-            reads[j] = reads[(j - 1 + n) % n];
-        }
-        reads[tail] = r;
     }
 
     private void advance(Opcode op, MemorySegment pkt, int psn) {
@@ -437,29 +401,65 @@ final class Responder {
             }
         }
         expectedPsn = Psn.next(psn);
-        if (Bth.ackReq(pkt, 0)) {
-            queueAck(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
+        if (rules.acknowledged() && Bth.ackReq(pkt, 0)) {
+            acks.queue(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
         }
     }
 
-    private void completeRecv(RecvWqe w, WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
-        long wrId = w.wrId;
+    /** Completes the message's receive WQE; false when the receive CQ overran (the QP is then in ERR). */
+    private boolean completeRecv(WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
+        long wrId = qp.recv.current().wrId;
         qp.recv.retire(); // as rxe's do_complete: the RQ slot is free before the CQE is visible
-        qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited);
-        counters.increment(Counter.RDMA_RECVS);
-        holdAck = qp.context.invoker();
         inMessage = NONE;
+        if (!qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited)) {
+            cqOverrun();
+            return false;
+        }
+        counters.increment(Counter.RDMA_RECVS);
+        if (rules.acknowledged()) {
+            acks.holdForAnswer();
+        }
         msn = (msn + 1) & 0xFFFFFF;
-    }
-
-    private void queueAck(int psn, int syndrome) {
-        ackPending = true;
-        ackPsn = psn;
-        ackSyndrome = syndrome;
+        return true;
     }
 
     /**
-     * A class C error (IBA 9.9.3.1.3): NAK the request now, complete the receive WQE in use with {@code status}
+     * The receive CQ overran and the message's completion is lost (rxe RESPST_ERR_CQ_OVERFLOW, class G; the CQ
+     * raised CQ_ERR): the QP moves to ERR, so no later message consumes a receive WQE. RC never acknowledges the
+     * message, so its requester does not see it succeed (it retries until retry_cnt is spent and fails it with
+     * RETRY_EXC_ERR); the ACK still pending for earlier messages goes out first: those completed.
+     */
+    private void cqOverrun() {
+        if (rules.acknowledged()) {
+            reads.sendOwedAtomicAcks();
+            if (!reads.owed()) {
+                acks.sendIfAck(msn); // its PSN is before this message's: queued by an earlier packet
+            }
+            acks.reset();
+            reads.discard();
+        }
+        abandon();
+        qp.enterError();
+    }
+
+    // ------------------------------------------------------------------------------------------------- errors
+
+    /** What an error class does on this transport (see {@link RequestError}). */
+    private void reject(RequestError error, Opcode op, int psn) {
+        if (rules.naksErrors()) {
+            // a WRITE with immediate that took its receive WQE completes it with a local access error; a WRITE
+            // without one has no receive WQE to complete
+            WcStatus status = error == RequestError.RKEY && !op.startsReceiveWqe() ? null : error.recvStatus;
+            fatal(error.nak, psn, status);
+        } else if (error.local) {
+            recvFailed(error.recvStatus, placement.received());
+        } else {
+            drop();
+        }
+    }
+
+    /**
+     * RC, a class C error (IBA 9.9.3.1.3): NAK the request now, complete the receive WQE in use with {@code status}
      * when there is one, and move the QP to ERR. An error reported by no receive completion is reported as an
      * affiliated asynchronous event instead (C9-222.1.1; see {@link #asyncErrorFor}).
      */
@@ -468,19 +468,25 @@ final class Responder {
         if (status != null && qp.recv.hasCurrent()) {
             long wrId = qp.recv.current().wrId;
             qp.recv.retire();
-            qp.recvCq.push(wrId, status, WcOpcode.RECV, (int) recvOffset, 0, 0, qp.qpn, qp.destQpn, false);
+            qp.recvCq.push(wrId, status, WcOpcode.RECV, (int) placement.received(), 0, 0, qp.qpn, qp.destQpn,
+                    false);
             completed = true;
         }
         inMessage = NONE;
-        sendOwedAtomicAcks();
-        sendAck(psn, AethSyndrome.nak(code));
-        ackPending = false;
-        readCount = 0;
+        reads.sendOwedAtomicAcks();
+        acks.sendNow(psn, AethSyndrome.nak(code), msn);
+        acks.cancel();
+        reads.discard();
         boolean wasError = qp.state == QpState.ERR;
         qp.enterError();
         if (!completed && !wasError) {
             qp.raise(asyncErrorFor(code));
         }
+    }
+
+    /** A READ's region was deregistered or invalidated while its responses were going out. */
+    void readRegionGone(int psn) {
+        fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
     }
 
     /**
@@ -497,188 +503,43 @@ final class Responder {
         };
     }
 
+    /**
+     * UC, UD: the receive WQE cannot take the message (too small, or its memory is not writable): it completes with
+     * {@code status} and the QP goes to ERR, which flushes the rest (IBA class A/C local errors).
+     */
+    private void recvFailed(WcStatus status, long byteLen) {
+        long wrId = qp.recv.current().wrId;
+        qp.recv.retire();
+        qp.recvCq.push(wrId, status, WcOpcode.RECV, (int) byteLen, 0, 0, qp.qpn, qp.destQpn, false);
+        abandon();
+        qp.enterError();
+    }
+
+    /** UC: drops the message this packet belongs to (or the one in progress) and every packet up to the next start. */
+    private void drop() {
+        counters.increment(Counter.UC_MSG_DROPPED);
+        abandon();
+        dropping = true;
+    }
+
+    /** Forgets the message in progress; its receive WQE, not consumed, takes the next message. */
+    private void abandon() {
+        inMessage = NONE;
+        placement.abandon();
+    }
+
+    // ------------------------------------------------------------------------------------------------- output
+
     /** Streams read responses, then sends the pending ACK once no read response is owed before it. */
     int transmit(long nowNs, boolean requesterSent) {
         QpState s = qp.state;
         if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD) {
             return 0;
         }
-        int sent = 0;
-        while (readCount > 0 && sent < READ_BUDGET) {
-            ReadResource r = reads[readHead];
-            if (r.atomic) {
-                sendAtomicAck(r);
-            } else if (!sendReadResponse(r)) {
-                return sent;
-            }
-            sent++;
-            if (r.sent == r.packets) {
-                readHead = (readHead + 1) % reads.length;
-                readCount--;
-            }
-        }
-        if (ackPending && readCount == 0) {
-            if (holdAck && !requesterSent && AethSyndrome.isAck(ackSyndrome)) {
-                if (holdSinceNs == 0) {
-                    holdSinceNs = nowNs | 1;
-                }
-                if (++holdPasses <= HOLD_PASSES && nowNs - holdSinceNs < ACK_HOLD_NS) {
-                    return sent + 1; // work left: a caller's wait loop runs the next pass at once
-                }
-            }
-            holdAck = false;
-            holdSinceNs = 0;
-            holdPasses = 0;
-            ackPending = false;
-            sendAck(ackPsn, ackSyndrome);
-            sent++;
+        int sent = reads.send(READ_BUDGET, msn);
+        if (!reads.owed()) {
+            sent += acks.flush(nowNs, requesterSent, msn);
         }
         return sent;
-    }
-
-    private boolean sendReadResponse(ReadResource r) {
-        int k = r.sent;
-        int mtu = qp.mtuBytes;
-        long offset = (long) k * mtu;
-        int payload = (int) Math.min(mtu, r.length - offset);
-        Position pos = r.packets == 1 ? Position.ONLY
-                : k == 0 ? Position.FIRST : k == r.packets - 1 ? Position.LAST : Position.MIDDLE;
-        Opcode op = Opcode.readResponse(pos);
-        int psn = Psn.add(r.firstPsn, k);
-        MemorySegment tx = xmit.packet();
-        int pad = (-payload) & 3;
-        Bth.write(tx, 0, op.code(), false, false, pad, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, psn);
-        if (op.hasAeth()) {
-            Aeth.setSyndrome(tx, op.aethOffset(), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
-            Aeth.setMsn(tx, op.aethOffset(), msn);
-        }
-        int hdr = op.headerLength();
-        if (payload > 0) {
-            SoftMr mr = RemoteKeys.recheck(qp, r.rkey, r.va + offset, payload);
-            if (mr == null) {
-                fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null); // deregistered or invalidated while being read
-                return false;
-            }
-            if (xmit.byReference()) {
-                xmit.clearPieces();
-                if (xmit.addPiece(mr, r.va + offset - mr.address, payload)) {
-                    xmit.sendByReference(qp, hdr, payload, pad); // the kernel reads the MR directly
-                    r.sent++;
-                    return true;
-                }
-            }
-            MemorySegment.copy(mr.segment, r.va + offset - mr.address, tx, hdr, payload);
-        }
-        for (int i = 0; i < pad; i++) {
-            tx.set(ValueLayout.JAVA_BYTE, hdr + payload + i, (byte) 0);
-        }
-        xmit.send(qp, hdr + payload + pad);
-        r.sent++;
-        return true;
-    }
-
-    // ------------------------------------------------------------------------------------------------- atomics
-
-    /**
-     * A new CmpSwap or FetchAdd (rxe check_op_valid, check_resource, check_rkey, atomic_reply, in that order):
-     * executes it once on the target's memory, keeps the original value in a resource of the ring and queues the
-     * ATOMIC ACKNOWLEDGE behind any read responses still owed.
-     */
-    private void acceptAtomic(Opcode op, MemorySegment pkt, int psn) {
-        if ((qp.accessFlags & Access.REMOTE_ATOMIC) == 0) {
-            fatal(NakCode.INVALID_REQUEST, psn, null); // the QP does not take atomics: rxe's unsupported opcode
-            return;
-        }
-        int slot = qp.maxDestRdAtomic == 0 ? -1 : victim();
-        if (slot < 0) {
-            fatal(NakCode.INVALID_REQUEST, psn, null); // more reads and atomics than max_dest_rd_atomic
-            return;
-        }
-        int at = op.atomicEthOffset();
-        long va = AtomicEth.va(pkt, at);
-        SoftMr mr = remoteRegion(AtomicEth.rkey(pkt, at), va, 8, Access.REMOTE_ATOMIC);
-        if (mr == null) {
-            fatal(NakCode.REMOTE_ACCESS_ERROR, psn, null);
-            return;
-        }
-        if (!AtomicOps.aligned(va)) {
-            fatal(NakCode.INVALID_REQUEST, psn, null); // rxe: misaligned atomic, class C
-            return;
-        }
-        long offset = va - mr.address;
-        long orig = op == Opcode.RC_COMPARE_SWAP
-                ? AtomicOps.compareAndSwap(mr.segment, offset, AtomicEth.compare(pkt, at), AtomicEth.swapAdd(pkt, at))
-                : AtomicOps.fetchAndAdd(mr.segment, offset, AtomicEth.swapAdd(pkt, at));
-        if (ackPending && AethSyndrome.isAck(ackSyndrome)) {
-            ackPending = false; // the atomic's acknowledge covers everything before it (IBA 9.7.5.1.2)
-        }
-        nakSent = false;
-        msn = (msn + 1) & 0xFFFFFF;
-        expectedPsn = Psn.next(psn);
-        ReadResource r = claim(slot);
-        r.used = true;
-        r.atomic = true;
-        r.replay = false;
-        r.firstPsn = psn;
-        r.packets = 1;
-        r.sent = 0;
-        r.va = va;
-        r.length = 8;
-        r.origValue = orig;
-        r.msn = msn;
-    }
-
-    /**
-     * A duplicate atomic (its PSN was executed): answered with the saved original value, never executed again.
-     * One whose resource the ring has reused is dropped, as rxe does (class D); one whose acknowledge is still
-     * queued needs nothing more.
-     */
-    private void replayAtomic(int psn) {
-        for (int i = 0; i < reads.length; i++) {
-            ReadResource r = reads[i];
-            if (r.used && r.atomic && r.firstPsn == psn) {
-                if (!active(i)) { // else its acknowledge is still queued
-                    // queued again in order behind owed read responses, in place (see activate)
-                    r.msn = msn; // rxe answers a duplicate with the current MSN
-                    r.sent = 0;
-                    r.replay = true;
-                    activate(i);
-                }
-                return;
-            }
-        }
-    }
-
-    /** ATOMIC ACKNOWLEDGE: AETH (ACK, MSN) and AtomicAckETH with the original value, big-endian on the wire. */
-    private void sendAtomicAck(ReadResource r) {
-        MemorySegment tx = xmit.packet();
-        Opcode op = Opcode.RC_ATOMIC_ACKNOWLEDGE;
-        Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, r.firstPsn);
-        Aeth.setSyndrome(tx, op.aethOffset(), AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED));
-        Aeth.setMsn(tx, op.aethOffset(), r.msn);
-        AtomicAckEth.setOrigData(tx, op.atomicAckEthOffset(), r.origValue);
-        xmit.send(qp, op.headerLength());
-        r.sent++;
-    }
-
-    /**
-     * Before a NAK: sends the atomic acknowledges queued at the head of the ring, so atomics executed before the
-     * failing request complete at the requester instead of being taken for lost (their effect is done).
-     */
-    private void sendOwedAtomicAcks() {
-        while (readCount > 0 && reads[readHead].atomic) {
-            sendAtomicAck(reads[readHead]);
-            readHead = (readHead + 1) % reads.length;
-            readCount--;
-        }
-    }
-
-    private void sendAck(int psn, int syndrome) {
-        MemorySegment tx = xmit.packet();
-        Opcode op = Opcode.RC_ACKNOWLEDGE;
-        Bth.write(tx, 0, op.code(), false, false, 0, SoftLimits.PKEY_DEFAULT, qp.destQpn, false, psn);
-        Aeth.setSyndrome(tx, op.aethOffset(), syndrome);
-        Aeth.setMsn(tx, op.aethOffset(), msn);
-        xmit.send(qp, op.headerLength());
     }
 }

@@ -29,6 +29,6 @@ final class RqRecvSource implements RecvSource {
 
     @Override
     public void retire() {
-        qp.freeOldestRecv();
+        qp.freeRecvSlot();
     }
 }

@@ -38,13 +38,13 @@ final class SendWqe {
     int remoteQpn;        // UD
     int remoteQkey;       // UD
 
-    // --- requester state
-    int firstPsn;
-    int packets;          // PSNs this message occupies
-    boolean started;      // PSNs assigned, at least one packet sent
-    int readPacketsDone;  // READ: response packets received and placed
-    WcStatus localStatus; // BIND_MW, LOCAL_INV: null until executed, then its result (see LocalOps)
-    int readChunk;        // READ: response packets per READ request; requests start at multiples of it
+    // --- the requester's progress through it (written only through the methods below)
+    private int firstPsn;
+    private int packets;          // PSNs this message occupies
+    private boolean started;      // PSNs assigned, at least one packet sent
+    private int readPacketsDone;  // READ: response packets received and placed
+    private WcStatus localStatus; // BIND_MW, LOCAL_INV: null until executed, then its result (see LocalOps)
+    private int readChunk;        // READ: response packets per READ request; requests start at multiples of it
 
     SendWqe(int maxSge, MemorySegment inlineData) {
         sges = new SgeList(maxSge);
@@ -102,9 +102,67 @@ final class SendWqe {
         this.length = total;
         this.immData = imm;
         this.invalidateRkey = invRkey;
-        this.started = false;
+        resetProgress();
+    }
+
+    /** Forgets any progress: the slot holds a request just posted, not started. */
+    void resetProgress() {
+        started = false;
+        readPacketsDone = 0;
+        localStatus = null;
+    }
+
+    /** The requester starts this message: its PSNs are {@code firstPsn} and the {@code packets - 1} after it. */
+    void start(int firstPsn, int packets, int readChunk) {
+        this.firstPsn = firstPsn;
+        this.packets = packets;
+        this.readChunk = readChunk;
         this.readPacketsDone = 0;
-        this.localStatus = null;
+        this.started = true;
+    }
+
+    /**
+     * The requester reaches this local operation at {@code psn}: no packets, so {@link #lastPsn()} is the PSN before
+     * and the ACK of earlier WQEs covers it. {@link #executed} records its result.
+     */
+    void startLocal(int psn) {
+        this.firstPsn = psn;
+        this.packets = 0;
+        this.started = true;
+    }
+
+    /** The result of a local operation, kept across go-back-N. */
+    void executed(WcStatus status) {
+        this.localStatus = status;
+    }
+
+    /** READ: one more response packet was placed; returns how many are now. */
+    int readResponsePlaced() {
+        return ++readPacketsDone;
+    }
+
+    int firstPsn() {
+        return firstPsn;
+    }
+
+    int packets() {
+        return packets;
+    }
+
+    boolean started() {
+        return started;
+    }
+
+    int readPacketsDone() {
+        return readPacketsDone;
+    }
+
+    int readChunk() {
+        return readChunk;
+    }
+
+    WcStatus localStatus() {
+        return localStatus;
     }
 
     int lastPsn() {

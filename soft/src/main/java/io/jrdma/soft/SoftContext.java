@@ -4,16 +4,13 @@ import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
-import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttr;
-import io.jrdma.verbs.DeviceCapFlags;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
-import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.MemoryWindow;
 import io.jrdma.verbs.MwType;
@@ -134,24 +131,12 @@ public final class SoftContext implements Context {
 
     @Override
     public DeviceAttr queryDevice() {
-        return new DeviceAttr("0.1.0", device.guid(), device.guid(), SoftLimits.MAX_MR_SIZE, 0xFFFFF000L,
-                SoftLimits.VENDOR_ID, SoftLimits.VENDOR_PART_ID, 0, SoftLimits.MAX_QP, SoftLimits.MAX_QP_WR,
-                SoftLimits.DEVICE_CAP_FLAGS,
-                SoftLimits.MAX_SGE, SoftLimits.MAX_SGE, SoftLimits.MAX_CQ, SoftLimits.MAX_CQE, SoftLimits.MAX_MR,
-                SoftLimits.MAX_PD, SoftLimits.MAX_RD_ATOMIC, SoftLimits.MAX_RD_ATOMIC,
-                SoftLimits.MAX_RD_ATOMIC * SoftLimits.MAX_QP, AtomicCap.HCA, SoftLimits.MAX_MW, 0, SoftLimits.MAX_SRQ,
-                SoftLimits.MAX_SRQ_WR, SoftLimits.MAX_SRQ_SGE, 1, 15, 1,
-                SoftLimits.MAX_INLINE);
+        return DeviceAttributes.device(device);
     }
 
     @Override
     public PortAttr queryPort(int port) {
-        checkPort(port);
-        Mtu active = device.activeMtu();
-        PortState st = portState;
-        int physState = st == PortState.ACTIVE ? 5 : 3; // LinkUp, or Disabled while the port is down
-        return new PortAttr(st, Mtu.MTU_4096, active, SoftLimits.GID_TABLE_LENGTH, 0,
-                SoftLimits.MAX_MSG_SIZE, 1, 0, 0, 0, 1, 0, 1, 1, physState, LinkLayer.ETHERNET);
+        return DeviceAttributes.port(device, port, portState);
     }
 
     /**
@@ -191,19 +176,7 @@ public final class SoftContext implements Context {
 
     @Override
     public Gid queryGid(int port, int index) {
-        checkPort(port);
-        return switch (index) {
-            case 0 -> device.linkLocalGid();
-            case 1 -> device.ipv4Gid();
-            default -> throw new VerbsException(Errno.EINVAL, "GID index " + index + " is out of range [0, "
-                    + (SoftLimits.GID_TABLE_LENGTH - 1) + "]");
-        };
-    }
-
-    private static void checkPort(int port) {
-        if (port != 1) {
-            throw new VerbsException(Errno.EINVAL, "port " + port + " does not exist (the device has port 1)");
-        }
+        return DeviceAttributes.gid(device, port, index);
     }
 
     // ------------------------------------------------------------------------------------------------- resources
@@ -395,7 +368,7 @@ public final class SoftContext implements Context {
     }
 
     QueuePair createQp(SoftPd pd, QpInitAttr attr) {
-        SoftQp.checkCaps(attr);
+        QpAttrChecks.caps(attr);
         lock.lock();
         try {
             checkOpen();

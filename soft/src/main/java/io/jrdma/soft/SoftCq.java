@@ -76,8 +76,11 @@ final class SoftCq implements CompletionQueue {
     /**
      * Engine side: appends one completion and raises the channel event when armed for it. {@code imm} is the
      * immediate data, or the invalidated rkey when {@code flags} has {@link WcFlags#WITH_INV}.
+     *
+     * @return false when the ring was full (an overrun: the completion is lost and the CQ in error); the caller
+     *         moves the QP to ERR, and a responder does not acknowledge the message (rxe RESPST_ERR_CQ_OVERFLOW)
      */
-    void push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, int qpNum, int srcQp,
+    boolean push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, int qpNum, int srcQp,
             boolean solicited) {
         long t = tail;
         if (t - head >= capacity) {
@@ -86,7 +89,7 @@ final class SoftCq implements CompletionQueue {
                 context.counters.increment(Counter.CQ_OVERRUN);
                 context.events.raise(AsyncEvent.ofCq(AsyncEventType.CQ_ERR, this)); // once: the CQ stays in error
             }
-            return;
+            return false;
         }
         WorkCompletion wc = ring[(int) t & mask].fill(wrId, status, opcode, byteLen, imm, flags, qpNum, srcQp);
         if ((flags & WcFlags.WITH_INV) != 0) {
@@ -101,6 +104,7 @@ final class SoftCq implements CompletionQueue {
                 channel.signal(this);
             }
         }
+        return true;
     }
 
     @Override
@@ -120,10 +124,6 @@ final class SoftCq implements CompletionQueue {
                     + (eventsRaised.get() - eventsAcked.get()) + " are unacknowledged");
         }
         eventsAcked.addAndGet(n);
-    }
-
-    boolean hasUnackedEvents() {
-        return eventsAcked.get() != eventsRaised.get();
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.jrdma.soft;
 import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.soft.link.FaultyLink;
 import io.jrdma.soft.link.Link;
-import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;

@@ -29,8 +29,9 @@ import java.net.InetSocketAddress;
 import java.util.Set;
 
 /**
- * A queue pair of the soft device: its attributes, its send and receive rings, and the three transport roles that
- * act on them on the engine thread ({@link Requester}, {@link Completer}, {@link Responder}).
+ * A queue pair of the soft device: its attributes, its send and receive rings, and the transport roles that act on
+ * them on the engine thread ({@link Requester}, {@link Completer}, {@link Responder}), one of each for every QP type,
+ * with what the type changes in {@link #rules}.
  *
  * <p>Rings are single-producer (the posting thread) single-consumer (the engine): the poster writes an entry, then
  * publishes it with a volatile write of the producer index; the engine retires entries with a volatile write of the
@@ -43,6 +44,7 @@ final class SoftQp implements QueuePair {
     final SoftPd pd;
     final int qpn;
     final QpType type;
+    final TransportRules rules;
     final SoftCq sendCq;
     final SoftCq recvCq;
     final QpCap cap;
@@ -85,10 +87,7 @@ final class SoftQp implements QueuePair {
     final Requester requester;
     final Completer completer;
     final Responder responder;
-    final UnreliableRequester unreliableRequester; // UC and UD; null for RC
-    final UnreliableResponder unreliableResponder; // UC and UD; null for RC
 
-    boolean ackQueued;  // on the engine's pending-ACK list
     boolean commEstRaised;   // COMM_EST raised since the last RESET
     boolean sqDrainNotify;   // in SQD, entered with en_sqd_async_notify: raise SQ_DRAINED once drained
     boolean lastWqePending;  // on an SRQ, in ERR: raise QP_LAST_WQE_REACHED after the flush
@@ -102,6 +101,7 @@ final class SoftQp implements QueuePair {
         this.pd = pd;
         this.qpn = qpn;
         this.type = attr.qpType();
+        this.rules = TransportRules.of(type);
         this.sendCq = (SoftCq) attr.sendCq();
         this.recvCq = (SoftCq) attr.recvCq();
         QpCap asked = attr.cap();
@@ -132,36 +132,8 @@ final class SoftQp implements QueuePair {
         requester = new Requester(this);
         completer = new Completer(this);
         responder = new Responder(this);
-        unreliableRequester = type == QpType.RC ? null : new UnreliableRequester(this);
-        unreliableResponder = type == QpType.RC ? null : new UnreliableResponder(this);
         if (type == QpType.UD) {
             srcPort = context.link.openSourcePort(Link.qpSourcePort(qpn)); // fixed for the QP's life, as rxe
-        }
-    }
-
-    static void checkCaps(QpInitAttr attr) {
-        if (attr.qpType() == null) {
-            throw new VerbsException(Errno.EINVAL, "QpInitAttr.qpType is missing");
-        }
-        if (attr.sendCq() == null || attr.recvCq() == null) {
-            throw new VerbsException(Errno.EINVAL, "a QP needs a send CQ and a receive CQ");
-        }
-        QpCap c = attr.cap();
-        if (c == null) {
-            throw new VerbsException(Errno.EINVAL, "QpInitAttr.cap is missing");
-        }
-        check(c.maxSendWr(), 0, SoftLimits.MAX_QP_WR, "max_send_wr");
-        check(c.maxSendSge(), 0, SoftLimits.MAX_SGE, "max_send_sge");
-        if (attr.srq() == null) { // with an SRQ the receive caps are ignored, as rxe_qp_chk_cap does
-            check(c.maxRecvWr(), 0, SoftLimits.MAX_QP_WR, "max_recv_wr");
-            check(c.maxRecvSge(), 0, SoftLimits.MAX_SGE, "max_recv_sge");
-        }
-        check(c.maxInlineData(), 0, SoftLimits.MAX_INLINE, "max_inline_data");
-    }
-
-    private static void check(int v, int min, int max, String name) {
-        if (v < min || v > max) {
-            throw new VerbsException(Errno.EINVAL, name + " " + v + " is out of range [" + min + ", " + max + "]");
         }
     }
 
@@ -218,7 +190,7 @@ final class SoftQp implements QueuePair {
                 throw new VerbsException(Errno.EINVAL, "QP " + qpn + " is still draining its send queue in SQD; "
                         + "wait for SQ_DRAINED before modifying it to " + next);
             }
-            validateValues(attr, mask);
+            QpAttrChecks.values(attr, mask, context.portActiveMtu());
             apply(attr, mask);
             if (next == QpState.SQD && cur != QpState.SQD) {
                 sqDrainNotify = mask.contains(QpAttrMask.EN_SQD_ASYNC_NOTIFY) && attr.enSqdAsyncNotify();
@@ -230,66 +202,6 @@ final class SoftQp implements QueuePair {
             context.lock.unlock();
         }
         engine.doorbell();
-    }
-
-    private void validateValues(QpAttr a, Set<QpAttrMask> m) {
-        if (m.contains(QpAttrMask.PORT) && a.portNum() != 1) {
-            throw new VerbsException(Errno.EINVAL, "port_num " + a.portNum() + " does not exist (the device has port 1)");
-        }
-        if (m.contains(QpAttrMask.PKEY_INDEX) && a.pkeyIndex() != 0) {
-            throw new VerbsException(Errno.EINVAL, "pkey_index " + a.pkeyIndex() + " is out of range (table length 1)");
-        }
-        if (m.contains(QpAttrMask.PATH_MTU)) {
-            if (a.pathMtu() == null) {
-                throw new VerbsException(Errno.EINVAL, "path_mtu is missing");
-            }
-            if (a.pathMtu().bytes() > context.portActiveMtu().bytes()) {
-                throw new VerbsException(Errno.EINVAL, "path_mtu " + a.pathMtu().bytes()
-                        + " exceeds the port's active MTU " + context.portActiveMtu().bytes());
-            }
-        }
-        if (m.contains(QpAttrMask.TIMEOUT)) {
-            check(a.timeout(), 0, 31, "timeout");
-        }
-        if (m.contains(QpAttrMask.RETRY_CNT)) {
-            check(a.retryCnt(), 0, 7, "retry_cnt");
-        }
-        if (m.contains(QpAttrMask.RNR_RETRY)) {
-            check(a.rnrRetry(), 0, 7, "rnr_retry");
-        }
-        if (m.contains(QpAttrMask.MIN_RNR_TIMER)) {
-            check(a.minRnrTimer(), 0, 31, "min_rnr_timer");
-        }
-        if (m.contains(QpAttrMask.MAX_QP_RD_ATOMIC)) {
-            check(a.maxRdAtomic(), 0, SoftLimits.MAX_RD_ATOMIC, "max_rd_atomic");
-        }
-        if (m.contains(QpAttrMask.MAX_DEST_RD_ATOMIC)) {
-            check(a.maxDestRdAtomic(), 0, SoftLimits.MAX_RD_ATOMIC, "max_dest_rd_atomic");
-        }
-        if (m.contains(QpAttrMask.DEST_QPN) && (a.destQpNum() & ~0xFFFFFF) != 0) {
-            throw new VerbsException(Errno.EINVAL, "dest_qp_num 0x" + Integer.toHexString(a.destQpNum())
-                    + " is not a 24-bit QPN");
-        }
-        if (m.contains(QpAttrMask.RQ_PSN) && (a.rqPsn() & ~0xFFFFFF) != 0) {
-            throw new VerbsException(Errno.EINVAL, "rq_psn " + a.rqPsn() + " is not a 24-bit PSN");
-        }
-        if (m.contains(QpAttrMask.SQ_PSN) && (a.sqPsn() & ~0xFFFFFF) != 0) {
-            throw new VerbsException(Errno.EINVAL, "sq_psn " + a.sqPsn() + " is not a 24-bit PSN");
-        }
-        if (m.contains(QpAttrMask.AV)) {
-            AhAttr av = a.ahAttr();
-            if (av == null || !av.isGlobal() || av.dgid() == null) {
-                throw new VerbsException(Errno.EINVAL, "RoCE needs a global route in ah_attr (is_global and dgid)");
-            }
-            if (!av.dgid().isIpv4Mapped()) {
-                throw new VerbsException(Errno.EINVAL, "dgid " + av.dgid()
-                        + " is not an IPv4-mapped GID; this device speaks RoCEv2 over IPv4 (use GID index 1)");
-            }
-            if (av.sgidIndex() < 0 || av.sgidIndex() >= SoftLimits.GID_TABLE_LENGTH) {
-                throw new VerbsException(Errno.EINVAL, "sgid_index " + av.sgidIndex() + " is out of range [0, "
-                        + (SoftLimits.GID_TABLE_LENGTH - 1) + "]");
-            }
-        }
     }
 
     private void apply(QpAttr a, Set<QpAttrMask> m) {
@@ -308,7 +220,7 @@ final class SoftQp implements QueuePair {
         if (m.contains(QpAttrMask.PATH_MTU)) {
             pathMtu = a.pathMtu();
             mtuBytes = pathMtu.bytes();
-            requester.window = context.shares.windowFor(mtuBytes);
+            requester.pathMtuChanged();
         }
         if (m.contains(QpAttrMask.DEST_QPN)) {
             destQpn = a.destQpNum();
@@ -326,9 +238,6 @@ final class SoftQp implements QueuePair {
         if (m.contains(QpAttrMask.RQ_PSN)) {
             rqPsn = a.rqPsn();
             responder.resetPsn(rqPsn);
-            if (unreliableResponder != null) {
-                unreliableResponder.resetPsn(rqPsn);
-            }
         }
         if (m.contains(QpAttrMask.SQ_PSN)) {
             sqPsn = a.sqPsn();
@@ -339,11 +248,11 @@ final class SoftQp implements QueuePair {
         }
         if (m.contains(QpAttrMask.RETRY_CNT)) {
             retryCnt = a.retryCnt();
-            requester.retryLeft = retryCnt;
+            requester.restartRetryCount();
         }
         if (m.contains(QpAttrMask.RNR_RETRY)) {
             rnrRetry = a.rnrRetry();
-            requester.rnrRetryLeft = rnrRetry;
+            requester.restartRnrRetryCount();
         }
         if (m.contains(QpAttrMask.MIN_RNR_TIMER)) {
             minRnrTimer = a.minRnrTimer();
@@ -374,10 +283,6 @@ final class SoftQp implements QueuePair {
             responder.reset();
             requester.resetPsn(0);
             responder.resetPsn(0);
-            if (unreliableResponder != null) {
-                unreliableResponder.reset();
-                unreliableResponder.resetPsn(0);
-            }
             recv.discard();
             commEstRaised = false;
             lastWqePending = false;
@@ -386,11 +291,10 @@ final class SoftQp implements QueuePair {
             flushSend();
             requester.reset();
         } else if (next == QpState.ERR && cur != QpState.ERR) {
-            requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
+            requester.stopTimer(); // an ERR QP retransmits nothing; the engine flushes it
             lastWqePending = srq != null;
         } else if (next == QpState.RTS && cur == QpState.RTR) {
-            requester.retryLeft = retryCnt;
-            requester.rnrRetryLeft = rnrRetry;
+            requester.resetRetries();
         }
     }
 
@@ -412,7 +316,7 @@ final class SoftQp implements QueuePair {
     void enterError() {
         if (state != QpState.ERR) {
             state = QpState.ERR;
-            requester.ackDeadlineNs = 0; // an ERR QP retransmits nothing; the engine flushes it
+            requester.stopTimer(); // an ERR QP retransmits nothing; the engine flushes it
             lastWqePending = srq != null;
         }
     }
@@ -439,7 +343,7 @@ final class SoftQp implements QueuePair {
      */
     boolean sqDrained() {
         long c = sqConsumer;
-        return c == sqProducer || !sqAt(c).started;
+        return c == sqProducer || !sqAt(c).started();
     }
 
     /** Engine pass: raises SQ_DRAINED once for a QP in SQD that asked for it and has drained (rxe req_next_wqe). */
@@ -454,8 +358,7 @@ final class SoftQp implements QueuePair {
     public QpAttr query(QpAttr attr) {
         context.lock.lock();
         try {
-            int rq = unreliableResponder != null ? unreliableResponder.expectedPsn() : responder.expectedPsn();
-            attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(rq)
+            attr.qpState(state).curQpState(state).pathMtu(pathMtu).qkey(qkey).rqPsn(responder.expectedPsn())
                     .sqPsn(requester.nextPsn()).destQpNum(destQpn).qpAccessFlags(accessFlags).cap(cap())
                     .pkeyIndex(pkeyIndex).portNum(port).timeout(timeout).retryCnt(retryCnt).rnrRetry(rnrRetry)
                     .minRnrTimer(minRnrTimer).maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic)
@@ -508,16 +411,6 @@ final class SoftQp implements QueuePair {
         rqProducer = producer;
     }
 
-    /** Frees the oldest send slot; done before its completion is visible, as rxe's do_complete (engine). */
-    void freeOldestSend() {
-        sqConsumer = sqConsumer + 1;
-    }
-
-    /** Frees the oldest receive slot (engine). */
-    void freeOldestRecv() {
-        rqConsumer = rqConsumer + 1;
-    }
-
     SendWqe sqAt(long index) {
         return sq[(int) index & sqMask];
     }
@@ -526,21 +419,34 @@ final class SoftQp implements QueuePair {
         return rq[(int) index & rqMask];
     }
 
+    /**
+     * Frees the oldest send queue slot (its WQE was read): a poller that sees its completion may post into it at
+     * once, so this comes before the CQE is pushed, as rxe's do_complete does.
+     */
+    void freeSendSlot() {
+        sqConsumer = sqConsumer + 1;
+    }
+
+    /** Frees the oldest receive queue slot, before its completion is pushed (as {@link #freeSendSlot}). */
+    void freeRecvSlot() {
+        rqConsumer = rqConsumer + 1;
+    }
+
     /** Retires the oldest send WQE, completing it when signaled or when it failed. */
     void retireSend(SendWqe w, WcStatus status) {
-        if (status == WcStatus.SUCCESS && w.localStatus != null) {
-            status = w.localStatus; // a bind or local invalidate completes with the result it had when it ran
+        if (status == WcStatus.SUCCESS && w.localStatus() != null) {
+            status = w.localStatus(); // a bind or local invalidate completes with the result it had when it ran
         }
         boolean complete = status != WcStatus.SUCCESS || w.signaled || sqSigAll;
         WcOpcode op = w.opcode.completionOpcode();
         long wrId = w.wrId;
         int length = (int) w.length;
-        boolean local = w.localStatus != null;
+        boolean local = w.localStatus() != null;
         // as rxe's do_complete: free the slot before the CQE is visible, so a poller that sees the completion can post
         // into the slot at once (the WQE's fields are read above: the slot may be reused from here on)
-        freeOldestSend();
-        if (complete) {
-            sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false);
+        freeSendSlot();
+        if (complete && !sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false)) {
+            enterError(); // the send CQ overran: not lost silently, the QP fails (CQ_ERR raised) and flushes the rest
         }
         if (status == WcStatus.SUCCESS && op == WcOpcode.SEND) {
             context.counters.increment(Counter.RDMA_SENDS); // as rxe's completer counts rdma_sends
@@ -558,7 +464,7 @@ final class SoftQp implements QueuePair {
         long sp = sqProducer;
         for (long i = sqConsumer; i != sp; i++) {
             SendWqe w = sqAt(i);
-            if (w.mw != null && w.localStatus == null) {
+            if (w.mw != null && w.localStatus() == null) {
                 w.mw.userKey(w.mw.key); // a bind that never ran leaves the window's rkey as it was
             }
             sendCq.push(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode(), 0, 0, 0, qpn, 0, false);

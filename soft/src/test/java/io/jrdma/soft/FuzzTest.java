@@ -397,8 +397,8 @@ class FuzzTest {
         Requester req = toVictim ? victim.soft().requester : live().requester;
         int r = random.nextInt(10);
         if (r < 6) {
-            int outstanding = Math.max(1, Psn.diff(req.psn, req.unackedPsn));
-            return Psn.add(req.unackedPsn, random.nextInt(outstanding + 2) - 1);
+            int outstanding = Math.max(1, Psn.diff(req.nextPsn(), req.unackedPsn()));
+            return Psn.add(req.unackedPsn(), random.nextInt(outstanding + 2) - 1);
         }
         return random.nextInt(1 << 24);
     }

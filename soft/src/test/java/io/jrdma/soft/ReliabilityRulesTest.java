@@ -190,7 +190,7 @@ class ReliabilityRulesTest {
         try (FaultPair pair = pair(l, FaultConfig.NONE,
                 FaultConfig.builder().dropOpcodes(Opcode.RC_ACKNOWLEDGE.code()).build())) {
             Requester req = soft(pair.a).requester;
-            assertTrue(req.window >= first * 4, "window " + req.window);
+            assertTrue(req.window() >= first * 4, "window " + req.window());
             for (int i = 0; i < first + later; i++) {
                 pair.a.buf.asSlice((long) i * len, len).fill((byte) (i + 1)); // WRITE i's bytes are i + 1
             }
@@ -203,7 +203,7 @@ class ReliabilityRulesTest {
             int start = req.nextPsn();
             pair.a.qp.postSend(head);
             int end = Psn.add(start, first * 4);
-            pair.driving(pair.a, "a sends all 80 packets", () -> req.sentPsn == end);
+            pair.driving(pair.a, "a sends all 80 packets", () -> req.sentPsn() == end);
             Responder resp = soft(pair.b).responder;
             pair.driving(pair.b, "b takes all 80 (its ACK is lost)", () -> resp.expectedPsn() == end);
             assertEquals(1, pair.count(pair.b, Counter.FAULT_DROPPED));
@@ -325,7 +325,7 @@ class ReliabilityRulesTest {
         l.maxRd = 1;
         int p0 = l.psn;
         try (FaultPair pair = pair(l, FaultConfig.NONE, FaultConfig.builder().dropPsns(Psn.add(p0, 2)).build())) {
-            int n = Math.min(60, soft(pair.a).requester.window); // one READ request (max_rd_atomic 1: one chunk)
+            int n = Math.min(60, soft(pair.a).requester.window()); // one READ request (max_rd_atomic 1: one chunk)
             pair.a.qp.postSend(read(1, pair.a, pair.b, 0, n * MTU));
             WorkCompletion wc = pair.completion(pair.a.cq);
             assertEquals(WcStatus.SUCCESS, wc.status());
@@ -578,7 +578,7 @@ class ReliabilityRulesTest {
             for (int gap : new int[] {1, 3, 4}) {
                 FaultPair.inject(from, A, ack(qpn, Psn.add(p0, gap), AethSyndrome.nak(NakCode.PSN_SEQUENCE_ERROR)),
                         0);
-                pair.driving(pair.a, "NAK " + gap, () -> soft(pair.a).requester.unackedPsn == Psn.add(p0, gap));
+                pair.driving(pair.a, "NAK " + gap, () -> soft(pair.a).requester.unackedPsn() == Psn.add(p0, gap));
                 assertEquals(QpState.RTS, pair.a.qp.state(), "NAK at +" + gap);
             }
             assertEquals(3, pair.count(pair.a, Counter.RCVD_SEQ_ERR));
@@ -608,7 +608,7 @@ class ReliabilityRulesTest {
             }
             assertEquals(6 + 4, pair.count(pair.a, Counter.SENT_PKTS), "packets 2..5 went again once");
             assertEquals(4, pair.count(pair.a, Counter.RETRANSMITTED_PKTS));
-            assertEquals(l.retryCnt - 1, soft(pair.a).requester.retryLeft, "one retry spent");
+            assertEquals(l.retryCnt - 1, soft(pair.a).requester.retryLeft(), "one retry spent");
             assertEquals(WcStatus.SUCCESS, pair.completion(pair.a.cq).status());
         }
     }
@@ -623,7 +623,7 @@ class ReliabilityRulesTest {
              DatagramChannel from = FaultPair.injector(B)) {
             pair.a.qp.postSend(write(1, pair.a, pair.b, 0, 2 * MTU));
             assertEquals(WcStatus.SUCCESS, pair.completion(pair.a.cq).status());
-            int acked = Psn.add(soft(pair.a).requester.unackedPsn, -1);
+            int acked = Psn.add(soft(pair.a).requester.unackedPsn(), -1);
             int qpn = pair.a.qp.qpNum();
             long sent = pair.count(pair.a, Counter.SENT_PKTS);
             FaultPair.inject(from, A, ack(qpn, acked, AethSyndrome.nak(NakCode.PSN_SEQUENCE_ERROR)), 0);
@@ -703,7 +703,7 @@ class ReliabilityRulesTest {
     @Test
     void shouldKeepAtMostTheWindowUnacknowledged() {
         try (FaultPair pair = pair(link(), FaultConfig.NONE, FaultConfig.NONE)) {
-            int window = soft(pair.a).requester.window;
+            int window = soft(pair.a).requester.window();
             pair.a.qp.postSend(write(1, pair.a, pair.b, 0, 3 * window * MTU));
             for (int i = 0; i < 200; i++) {
                 pair.a.ctx.progress(); // b is not driven: nothing is acknowledged
@@ -722,7 +722,7 @@ class ReliabilityRulesTest {
         int p0 = l.psn;
         int chunk;
         try (FaultPair probe = new FaultPair(A, B, 1 << 20, ACCESS, l, FaultConfig.NONE, FaultConfig.NONE, kind())) {
-            chunk = Math.max(1, soft(probe.a).requester.window / Math.min(4, l.maxRd));
+            chunk = Math.max(1, soft(probe.a).requester.window() / Math.min(4, l.maxRd));
         }
         int packets = Math.min(3 * chunk + 5, (1 << 20) / MTU);
         // a response in the middle of the first request and one in the middle of the second are lost

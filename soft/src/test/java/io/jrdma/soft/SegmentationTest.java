@@ -75,7 +75,7 @@ class SegmentationTest {
                     .rkey(pair.b.mr.rkey()));
             assertEquals(WcStatus.SUCCESS, pair.await(pair.a.cq).status());
             long acks = pair.b.ctx.counters().get(Counter.SENT_PKTS);
-            long window = pair.a.qp instanceof SoftQp q ? q.requester.window : 0;
+            long window = pair.a.qp instanceof SoftQp q ? q.requester.window() : 0;
             assertTrue(window >= 8, "window " + window);
             // AckReq every window/4 packets and on the last one; the responder sends at most one ACK per AckReq
             assertTrue(acks <= packets / (window / 4) + 2, acks + " ACKs for " + packets + " packets");
