@@ -105,7 +105,7 @@ final class LocalOps {
             WcOpcode op = h.opcode.completionOpcode();
             qp.freeSendSlot(); // the slot is free before the CQE is visible, as in rxe
             if (complete) {
-                qp.sendCq.push(wrId, status, op, 0, 0, 0, qp.qpn, 0, false);
+                qp.sendCompletions.of(wrId, status, op).push();
             }
             if (status != WcStatus.SUCCESS) {
                 qp.enterError();

@@ -3,7 +3,6 @@ package io.jrdma.soft;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpState;
-import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.wire.AethSyndrome;
@@ -231,17 +230,19 @@ final class Responder {
             return;
         }
         if (op.isEnd()) {
-            int flags = op.hasImm() ? WcFlags.WITH_IMM : 0;
-            int imm = op.hasImm() ? ImmDt.imm(pkt, op.immOffset()) : 0;
+            CompletionWriter c = recvCompletion(WcOpcode.RECV, placement.received()).solicited(Bth.solicited(pkt, 0));
+            if (op.hasImm()) {
+                c.immediate(ImmDt.imm(pkt, op.immOffset()));
+            }
             if (op.hasIeth()) {
-                imm = Ieth.rkey(pkt, op.iethOffset());
-                if (!LocalOps.invalidate(qp, imm)) {
+                int rkey = Ieth.rkey(pkt, op.iethOffset());
+                if (!LocalOps.invalidate(qp, rkey)) {
                     invalidateFailed(pkt, psn);
                     return;
                 }
-                flags = WcFlags.WITH_INV;
+                c.invalidated(rkey);
             }
-            if (!completeRecv(WcOpcode.RECV, (int) placement.received(), imm, flags, Bth.solicited(pkt, 0))) {
+            if (!completeRecv(c)) {
                 return;
             }
         }
@@ -266,8 +267,8 @@ final class Responder {
             reject(error, op, psn);
             return;
         }
-        if (op.isEnd() && op.hasImm() && !completeRecv(WcOpcode.RECV_RDMA_WITH_IMM, (int) placement.writeLength(),
-                ImmDt.imm(pkt, op.immOffset()), WcFlags.WITH_IMM, Bth.solicited(pkt, 0))) {
+        if (op.isEnd() && op.hasImm() && !completeRecv(recvCompletion(WcOpcode.RECV_RDMA_WITH_IMM,
+                placement.writeLength()).immediate(ImmDt.imm(pkt, op.immOffset())).solicited(Bth.solicited(pkt, 0)))) {
             return;
         }
         advance(op, pkt, psn);
@@ -279,10 +280,10 @@ final class Responder {
      * acknowledged as usual (the requester's SEND succeeds), and this QP moves to ERR.
      */
     private void invalidateFailed(MemorySegment pkt, int psn) {
-        long wrId = qp.recv.current().wrId;
+        CompletionWriter c = qp.recvCompletions.of(qp.recv.current().wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV)
+                .srcQp(qp.destQpn);
         qp.recv.retire();
-        boolean pushed = qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, qp.destQpn,
-                false);
+        boolean pushed = c.push();
         inMessage = NONE;
         if (pushed && Bth.ackReq(pkt, 0)) {
             acks.sendNow(psn, AethSyndrome.ack(AethSyndrome.ACK_UNLIMITED), msn);
@@ -369,9 +370,9 @@ final class Responder {
             if (qp.srq != null) {
                 // rxe RESPST_ERR_LENGTH on an SRQ (UC/UD class E): the WQE taken out of the SRQ completes with
                 // REM_INV_REQ_ERR, the QP going on; kept in this QP's hand it would be lost to the SRQ's other QPs
-                long wrId = w.wrId;
+                CompletionWriter c = qp.recvCompletions.of(w.wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV);
                 qp.recv.retire();
-                if (!qp.recvCq.push(wrId, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, 0, false)) {
+                if (!c.push()) {
                     cqOverrun();
                 }
             }
@@ -381,12 +382,14 @@ final class Responder {
             recvFailed(WcStatus.LOC_PROT_ERR, 0);
             return;
         }
-        boolean imm = op.hasImm();
-        long wrId = w.wrId;
+        CompletionWriter c = qp.recvCompletions.of(w.wrId, WcStatus.SUCCESS, WcOpcode.RECV)
+                .byteLen(Grh.LENGTH + payloadLength).grh().srcQp(Deth.srcQp(pkt, op.dethOffset()))
+                .solicited(Bth.solicited(pkt, 0));
+        if (op.hasImm()) {
+            c.immediate(ImmDt.imm(pkt, op.immOffset()));
+        }
         qp.recv.retire(); // the RQ slot is free before the CQE is visible, as in rxe
-        if (qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV, Grh.LENGTH + payloadLength,
-                imm ? ImmDt.imm(pkt, op.immOffset()) : 0, WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), qp.qpn,
-                Deth.srcQp(pkt, op.dethOffset()), Bth.solicited(pkt, 0))) {
+        if (c.push()) {
             counters.increment(Counter.RDMA_RECVS);
         } else {
             cqOverrun();
@@ -406,12 +409,17 @@ final class Responder {
         }
     }
 
+    /** A successful completion of the message's receive WQE, from the peer QP; the caller adds what it has. */
+    private CompletionWriter recvCompletion(WcOpcode opcode, long byteLen) {
+        return qp.recvCompletions.of(qp.recv.current().wrId, WcStatus.SUCCESS, opcode).byteLen(byteLen)
+                .srcQp(qp.destQpn);
+    }
+
     /** Completes the message's receive WQE; false when the receive CQ overran (the QP is then in ERR). */
-    private boolean completeRecv(WcOpcode opcode, int byteLen, int imm, int flags, boolean solicited) {
-        long wrId = qp.recv.current().wrId;
+    private boolean completeRecv(CompletionWriter c) {
         qp.recv.retire(); // as rxe's do_complete: the RQ slot is free before the CQE is visible
         inMessage = NONE;
-        if (!qp.recvCq.push(wrId, WcStatus.SUCCESS, opcode, byteLen, imm, flags, qp.qpn, qp.destQpn, solicited)) {
+        if (!c.push()) {
             cqOverrun();
             return false;
         }
@@ -466,10 +474,10 @@ final class Responder {
     private void fatal(NakCode code, int psn, WcStatus status) {
         boolean completed = false;
         if (status != null && qp.recv.hasCurrent()) {
-            long wrId = qp.recv.current().wrId;
+            CompletionWriter c = qp.recvCompletions.of(qp.recv.current().wrId, status, WcOpcode.RECV)
+                    .byteLen(placement.received()).srcQp(qp.destQpn);
             qp.recv.retire();
-            qp.recvCq.push(wrId, status, WcOpcode.RECV, (int) placement.received(), 0, 0, qp.qpn, qp.destQpn,
-                    false);
+            c.push();
             completed = true;
         }
         inMessage = NONE;
@@ -508,9 +516,10 @@ final class Responder {
      * {@code status} and the QP goes to ERR, which flushes the rest (IBA class A/C local errors).
      */
     private void recvFailed(WcStatus status, long byteLen) {
-        long wrId = qp.recv.current().wrId;
+        CompletionWriter c = qp.recvCompletions.of(qp.recv.current().wrId, status, WcOpcode.RECV).byteLen(byteLen)
+                .srcQp(qp.destQpn);
         qp.recv.retire();
-        qp.recvCq.push(wrId, status, WcOpcode.RECV, (int) byteLen, 0, 0, qp.qpn, qp.destQpn, false);
+        c.push();
         abandon();
         qp.enterError();
     }

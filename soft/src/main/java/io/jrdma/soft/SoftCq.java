@@ -6,9 +6,6 @@ import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.VerbsException;
-import io.jrdma.verbs.WcFlags;
-import io.jrdma.verbs.WcOpcode;
-import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -74,37 +71,36 @@ final class SoftCq implements CompletionQueue {
     }
 
     /**
-     * Engine side: appends one completion and raises the channel event when armed for it. {@code imm} is the
-     * immediate data, or the invalidated rkey when {@code flags} has {@link WcFlags#WITH_INV}.
-     *
-     * @return false when the ring was full (an overrun: the completion is lost and the CQ in error); the caller
-     *         moves the QP to ERR, and a responder does not acknowledge the message (rxe RESPST_ERR_CQ_OVERFLOW)
+     * Engine side ({@link CompletionWriter#push}): the ring slot the next completion is written into, or null when
+     * the ring is full. An overrun loses the completion and puts the CQ in error: counted, and CQ_ERR raised once.
      */
-    boolean push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm, int flags, int qpNum, int srcQp,
-            boolean solicited) {
-        long t = tail;
-        if (t - head >= capacity) {
+    WorkCompletion claim() {
+        if (tail - head >= capacity) {
             if (!overrun) {
                 overrun = true;
                 context.counters.increment(Counter.CQ_OVERRUN);
                 context.events.raise(AsyncEvent.ofCq(AsyncEventType.CQ_ERR, this)); // once: the CQ stays in error
             }
-            return false;
+            return null;
         }
-        WorkCompletion wc = ring[(int) t & mask].fill(wrId, status, opcode, byteLen, imm, flags, qpNum, srcQp);
-        if ((flags & WcFlags.WITH_INV) != 0) {
-            wc.immData(0).invalidatedRkey(imm); // imm_data and invalidated_rkey share a union in ibv_wc
-        }
-        tail = t + 1;
+        return ring[(int) tail & mask];
+    }
+
+    /**
+     * Engine side: makes the completion written into the {@link #claim}ed slot visible to pollers, and raises the
+     * channel event when armed for it ({@code notifies}: any completion under a solicited-only request that is
+     * solicited or in error).
+     */
+    void publish(boolean notifies) {
+        tail = tail + 1;
         context.completions.pushed();
         int a = armed.get();
-        if (a == ARMED_ANY || (a == ARMED_SOLICITED && (solicited || status != WcStatus.SUCCESS))) {
+        if (a == ARMED_ANY || (a == ARMED_SOLICITED && notifies)) {
             if (armed.compareAndSet(a, DISARMED)) {
                 eventsRaised.incrementAndGet();
                 channel.signal(this);
             }
         }
-        return true;
     }
 
     @Override

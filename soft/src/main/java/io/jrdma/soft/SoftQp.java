@@ -47,6 +47,8 @@ final class SoftQp implements QueuePair {
     final TransportRules rules;
     final SoftCq sendCq;
     final SoftCq recvCq;
+    final CompletionWriter sendCompletions; // engine thread
+    final CompletionWriter recvCompletions; // engine thread
     final QpCap cap;
     final boolean sqSigAll;
     final SoftSrq srq;     // null: the QP has its own receive queue
@@ -104,6 +106,8 @@ final class SoftQp implements QueuePair {
         this.rules = TransportRules.of(type);
         this.sendCq = (SoftCq) attr.sendCq();
         this.recvCq = (SoftCq) attr.recvCq();
+        this.sendCompletions = new CompletionWriter(sendCq, qpn);
+        this.recvCompletions = new CompletionWriter(recvCq, qpn);
         QpCap asked = attr.cap();
         this.srq = (SoftSrq) attr.srq();
         // with an SRQ, max_recv_wr and max_recv_sge are ignored (rxe_qp_chk_cap); a one-slot RQ ring stays unused
@@ -445,7 +449,7 @@ final class SoftQp implements QueuePair {
         // as rxe's do_complete: free the slot before the CQE is visible, so a poller that sees the completion can post
         // into the slot at once (the WQE's fields are read above: the slot may be reused from here on)
         freeSendSlot();
-        if (complete && !sendCq.push(wrId, status, op, length, 0, 0, qpn, 0, false)) {
+        if (complete && !sendCompletions.of(wrId, status, op).byteLen(length).push()) {
             enterError(); // the send CQ overran: not lost silently, the QP fails (CQ_ERR raised) and flushes the rest
         }
         if (status == WcStatus.SUCCESS && op == WcOpcode.SEND) {
@@ -467,13 +471,13 @@ final class SoftQp implements QueuePair {
             if (w.mw != null && w.localStatus() == null) {
                 w.mw.userKey(w.mw.key); // a bind that never ran leaves the window's rkey as it was
             }
-            sendCq.push(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode(), 0, 0, 0, qpn, 0, false);
+            sendCompletions.of(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode()).push();
             sqConsumer = i + 1;
             n++;
         }
         long rp = rqProducer;
         for (long i = rqConsumer; i != rp; i++) {
-            recvCq.push(rqAt(i).wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, qpn, 0, false);
+            recvCompletions.of(rqAt(i).wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV).push();
             rqConsumer = i + 1;
             n++;
         }
@@ -493,7 +497,7 @@ final class SoftQp implements QueuePair {
         long sp = sqProducer;
         for (long i = sqConsumer; i != sp; i++) {
             SendWqe w = sqAt(i);
-            sendCq.push(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode(), 0, 0, 0, qpn, 0, false);
+            sendCompletions.of(w.wrId, WcStatus.WR_FLUSH_ERR, w.opcode.completionOpcode()).push();
             sqConsumer = i + 1;
             n++;
         }

@@ -51,7 +51,7 @@ final class SrqRecvSource implements RecvSource {
             return 0;
         }
         holding = false;
-        qp.recvCq.push(held.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, qp.qpn, 0, false);
+        qp.recvCompletions.of(held.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV).push();
         return 1;
     }
 
