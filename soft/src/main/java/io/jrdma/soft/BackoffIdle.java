@@ -34,11 +34,6 @@ final class BackoffIdle implements IdleStrategy {
     }
 
     @Override
-    public void reset() {
-        idle = 0;
-    }
-
-    @Override
     public String toString() {
         return "backoff(" + spins + ", " + yields + ")";
     }

@@ -9,9 +9,4 @@ final class BusySpinIdle implements IdleStrategy {
             Thread.onSpinWait();
         }
     }
-
-    @Override
-    public void reset() {
-        // nothing counted
-    }
 }

@@ -182,8 +182,11 @@ final class Engine implements AutoCloseable {
             try {
                 doorbellRung = false;
                 work = doWork();
-            } catch (Throwable t) {
+            } catch (RuntimeException | Error e) {
+                // a failure outside any QP's turn and any packet's checks (those are caught there), such as the link's
+                // receive: whatever the pass was taking in is lost, counted as dropped; kept for lastEngineFailure
                 counters.increment(Counter.RCVD_DROPPED);
+                failures.record(e instanceof RuntimeException r ? r : new IllegalStateException(e));
                 work = 0;
             } finally {
                 lock.unlock();

@@ -27,9 +27,6 @@ public interface IdleStrategy {
      */
     void idle(int workCount, Sleeper sleeper);
 
-    /** Forgets how long the engine has been idle. */
-    void reset();
-
     /** Spins ({@link Thread#onSpinWait}) and never sleeps: the lowest latency, a core always busy. */
     static IdleStrategy busySpin() {
         return new BusySpinIdle();

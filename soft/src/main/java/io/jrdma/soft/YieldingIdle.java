@@ -9,9 +9,4 @@ final class YieldingIdle implements IdleStrategy {
             Thread.yield();
         }
     }
-
-    @Override
-    public void reset() {
-        // nothing counted
-    }
 }

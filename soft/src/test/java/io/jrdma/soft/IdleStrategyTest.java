@@ -42,9 +42,6 @@ class IdleStrategyTest {
             s.idle(0, sleeper);
         }
         assertEquals(2, sleeps.get(), "work resets the back-off");
-        s.reset();
-        s.idle(0, sleeper);
-        assertEquals(2, sleeps.get(), "reset starts over too");
         IdleStrategy.sleeping().idle(0, sleeper);
         assertEquals(3, sleeps.get(), "the sleeping strategy sleeps at once");
     }
@@ -104,11 +101,6 @@ class IdleStrategyTest {
                     idlePasses.incrementAndGet();
                 }
                 inner.idle(workCount, sleeper);
-            }
-
-            @Override
-            public void reset() {
-                inner.reset();
             }
         };
         SoftDevice a = SoftDevice.builder().name("t-idle-a").address("127.0.93.3").threading(Threading.DEDICATED)

@@ -32,7 +32,7 @@ import java.nio.ByteBuffer;
  *
  * <p>All native memory (message headers, I/O vectors, control buffers) is allocated once from an automatic arena,
  * so no call allocates and nothing can be used after it is freed. One engine thread sends and receives at a time;
- * only {@link #wakeup} is called from other threads.
+ * only {@link #wakeup} and {@link #wakeReceive} are called from other threads (a post's doorbell, a close).
  */
 final class NativeDatagrams {
 
