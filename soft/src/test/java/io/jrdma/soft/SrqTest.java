@@ -1,25 +1,13 @@
 package io.jrdma.soft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
-import io.jrdma.verbs.CompletionQueue;
-import io.jrdma.verbs.DeviceAttr;
-import io.jrdma.verbs.Errno;
-import io.jrdma.verbs.ProtectionDomain;
-import io.jrdma.verbs.QpAttr;
-import io.jrdma.verbs.QpAttrMask;
-import io.jrdma.verbs.QpCap;
-import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
-import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
@@ -28,138 +16,31 @@ import io.jrdma.verbs.SharedReceiveQueue;
 import io.jrdma.verbs.Sge;
 import io.jrdma.verbs.SrqAttr;
 import io.jrdma.verbs.SrqAttrMask;
-import io.jrdma.verbs.VerbsException;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * Shared receive queues on the soft device: one SRQ feeding several QPs of two remote peers, RNR NAK on an empty
- * SRQ, the limit event, QP_LAST_WQE_REACHED and the flush of a QP on an SRQ, destruction order, the verbs' checks,
- * concurrent posting, and no allocation on the SRQ data path. The receiver is 127.0.33.1, the senders 127.0.33.2
- * and 127.0.33.3; every context is driven by the test thread.
+ * SRQ, the limit event, QP_LAST_WQE_REACHED and the flush of a QP on an SRQ, and no allocation on the SRQ data
+ * path. Concurrent posting is in {@link SrqConcurrencyTest}, the verbs' checks and destruction order in
+ * {@link SrqVerbsTest}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class SrqTest {
-
-    private Peer r;
-    private Peer s1;
-    private Peer s2;
-    private final ArrayDeque<AutoCloseable> resources = new ArrayDeque<>();
-
-    @BeforeEach
-    void open() {
-        r = new Peer("127.0.33.1", Threading.INVOKER, NanoClock.SYSTEM, 1 << 20, Peer.ALL_ACCESS, Peer.defaultCap());
-        s1 = new Peer("127.0.33.2", Threading.INVOKER, NanoClock.SYSTEM, 1 << 20, Peer.ALL_ACCESS, Peer.defaultCap());
-        s2 = new Peer("127.0.33.3", Threading.INVOKER, NanoClock.SYSTEM, 1 << 20, Peer.ALL_ACCESS, Peer.defaultCap());
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        while (!resources.isEmpty()) {
-            resources.pop().close();
-        }
-        s2.close();
-        s1.close();
-        r.close();
-    }
-
-    private <T extends AutoCloseable> T later(T resource) {
-        resources.push(resource);
-        return resource;
-    }
-
-    private SharedReceiveQueue srq(int maxWr, int maxSge) {
-        return later(r.pd.createSrq(new SrqAttr().maxWr(maxWr).maxSge(maxSge)));
-    }
-
-    /** A QP at the receiver that takes its receives from {@code srq}. */
-    private QueuePair srqQp(SharedReceiveQueue srq) {
-        return later(r.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(r.cq).recvCq(r.cq)
-                .cap(Peer.defaultCap()).srq(srq)));
-    }
-
-    private QueuePair qpOn(Peer p, QpCap cap) {
-        return later(p.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(p.cq).recvCq(p.cq).cap(cap)));
-    }
-
-    private static void link(QueuePair x, Peer px, QueuePair y, Peer py) {
-        Peer.Link l = new Peer.Link();
-        Wiring.connect(x, y, py.ctx, l);
-        Wiring.connect(y, x, px.ctx, l);
-    }
-
-    private void drive() {
-        r.ctx.progress();
-        s1.ctx.progress();
-        s2.ctx.progress();
-    }
-
-    private List<WorkCompletion> awaitN(CompletionQueue cq, int n) {
-        List<WorkCompletion> out = new ArrayList<>();
-        WorkCompletion[] wcs = {new WorkCompletion()};
-        long deadline = System.nanoTime() + Wiring.WAIT_NS;
-        while (out.size() < n) {
-            drive();
-            if (cq.poll(wcs) == 1) {
-                out.add(new WorkCompletion().copyFrom(wcs[0]));
-            } else if (System.nanoTime() - deadline > 0) {
-                fail("timed out waiting for completion " + (out.size() + 1) + " of " + n + "; got " + out);
-            }
-        }
-        return out;
-    }
-
-    private WorkCompletion await(CompletionQueue cq) {
-        return awaitN(cq, 1).getFirst();
-    }
-
-    private void assertQuiet(long ms, CompletionQueue... cqs) {
-        WorkCompletion[] wcs = {new WorkCompletion()};
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        while (System.nanoTime() - end < 0) {
-            drive();
-            for (CompletionQueue cq : cqs) {
-                if (cq.poll(wcs) > 0) {
-                    fail("unexpected completion " + wcs[0]);
-                }
-            }
-        }
-    }
-
-    private static void fill(MemorySegment seg, int seed) {
-        for (long i = 0; i < seg.byteSize(); i++) {
-            seg.set(ValueLayout.JAVA_BYTE, i, (byte) (seed * 31 + i * 7 + (i >>> 8)));
-        }
-    }
-
-    private static SendWr send(Peer p, long wrId, long offset, int length) {
-        return new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                .sg(new Sge(p.addr(offset), length, p.mr.lkey()));
-    }
-
-    private void postSrqRecv(SharedReceiveQueue srq, long wrId, long offset, int length) {
-        srq.postRecv(new RecvWr().wrId(wrId).sg(new Sge(r.addr(offset), length, r.mr.lkey())));
-    }
+class SrqTest extends SrqFixture {
 
     // ------------------------------------------------------------------------------------------------- data path
 
@@ -365,143 +246,6 @@ class SrqTest {
     }
 
     @Test
-    void shouldCompleteEveryWqeOnceWhenManyThreadsPost() throws InterruptedException {
-        SharedReceiveQueue srq = srq(512, 1);
-        int threads = 4;
-        int each = 100;
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> posters = new ArrayList<>();
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int t = 0; t < threads; t++) {
-            int base = t * 1000;
-            posters.add(Thread.ofPlatform().start(() -> {
-                try {
-                    start.await();
-                    RecvWr wr = new RecvWr().sg(new Sge(r.addr(0), 64, r.mr.lkey()));
-                    for (int i = 0; i < each; i++) {
-                        srq.postRecv(wr.wrId(base + i));
-                    }
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }));
-        }
-        start.countDown();
-        for (Thread t : posters) {
-            t.join(TimeUnit.SECONDS.toMillis(10));
-        }
-        assertTrue(failures.isEmpty(), failures.toString());
-        VerbsException full = assertThrows(VerbsException.class, () -> {
-            for (int i = 0; i < 200; i++) {
-                postSrqRecv(srq, 9999, 0, 64);
-            }
-        });
-        assertEquals(Errno.ENOMEM, full.errno(), "512 fit, 400 were posted");
-
-        QueuePair r1 = srqQp(srq);
-        QueuePair a1 = qpOn(s1, new QpCap().maxSendWr(512).maxRecvWr(1).maxSendSge(1).maxRecvSge(1));
-        link(r1, r, a1, s1);
-        for (int i = 0; i < 512; i++) {
-            a1.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).sg(new Sge(s1.addr(0), 8, s1.mr.lkey())));
-        }
-        Set<Long> expected = new HashSet<>();
-        for (int t = 0; t < threads; t++) {
-            for (int i = 0; i < each; i++) {
-                expected.add((long) t * 1000 + i);
-            }
-        }
-        Set<Long> seen = new HashSet<>();
-        for (WorkCompletion wc : awaitN(r.cq, 512)) {
-            assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
-            if (wc.wrId() != 9999) {
-                assertTrue(seen.add(wc.wrId()), "wr_id " + wc.wrId() + " completed twice");
-            }
-        }
-        assertEquals(expected, seen);
-    }
-
-    @Test
-    void shouldKeepUpWithAPosterThreadWhileTheEngineThreadConsumes() throws InterruptedException {
-        // dedicated engine threads on both sides; a second thread refills the SRQ while messages arrive
-        try (Peer rd = new Peer("127.0.33.4", Threading.DEDICATED, NanoClock.SYSTEM, 1 << 16, Peer.ALL_ACCESS,
-                Peer.defaultCap());
-             Peer sd = new Peer("127.0.33.5", Threading.DEDICATED, NanoClock.SYSTEM, 1 << 16, Peer.ALL_ACCESS,
-                     Peer.defaultCap())) {
-            SharedReceiveQueue dsrq = rd.pd.createSrq(new SrqAttr().maxWr(16).maxSge(1));
-            QueuePair q1 = rd.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(rd.cq).recvCq(rd.cq)
-                    .cap(Peer.defaultCap()).srq(dsrq));
-            QueuePair q2 = rd.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(rd.cq).recvCq(rd.cq)
-                    .cap(Peer.defaultCap()).srq(dsrq));
-            QueuePair t1 = sd.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(sd.cq).recvCq(sd.cq)
-                    .cap(Peer.defaultCap()));
-            QueuePair t2 = sd.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(sd.cq).recvCq(sd.cq)
-                    .cap(Peer.defaultCap()));
-            try {
-                link(q1, rd, t1, sd);
-                link(q2, rd, t2, sd);
-                int total = 300;
-                List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-                Thread poster = Thread.ofPlatform().start(() -> {
-                    RecvWr wr = new RecvWr().sg(new Sge(rd.addr(0), 64, rd.mr.lkey()));
-                    long deadline = System.nanoTime() + Wiring.WAIT_NS;
-                    for (int i = 0; i < total && failures.isEmpty(); ) {
-                        try {
-                            dsrq.postRecv(wr.wrId(i));
-                            i++;
-                        } catch (VerbsException e) {
-                            if (e.errno() != Errno.ENOMEM || System.nanoTime() - deadline > 0) {
-                                failures.add(e);
-                                return;
-                            }
-                            Thread.yield(); // full: the engine thread will make room
-                        }
-                    }
-                });
-                WorkCompletion[] wcs = new WorkCompletion[16];
-                for (int i = 0; i < wcs.length; i++) {
-                    wcs[i] = new WorkCompletion();
-                }
-                Set<Long> seen = new HashSet<>();
-                int[] perQp = new int[2];
-                int sent = 0;
-                int sendsDone = 0;
-                long deadline = System.nanoTime() + Wiring.WAIT_NS;
-                while (seen.size() < total) {
-                    if (sent < total && sent - sendsDone < 32) {
-                        QueuePair t = sent % 2 == 0 ? t1 : t2;
-                        t.postSend(send(sd, sent, 0, 32));
-                        sent++;
-                    }
-                    int n = sd.cq.poll(wcs);
-                    for (int k = 0; k < n; k++) {
-                        assertEquals(WcStatus.SUCCESS, wcs[k].status(), wcs[k].toString());
-                    }
-                    sendsDone += n;
-                    n = rd.cq.poll(wcs);
-                    for (int k = 0; k < n; k++) {
-                        assertEquals(WcStatus.SUCCESS, wcs[k].status(), wcs[k].toString());
-                        assertTrue(seen.add(wcs[k].wrId()), "wr_id " + wcs[k].wrId() + " twice");
-                        perQp[wcs[k].qpNum() == q1.qpNum() ? 0 : 1]++;
-                    }
-                    if (System.nanoTime() - deadline > 0) {
-                        fail("received " + seen.size() + " of " + total + "; failures " + failures);
-                    }
-                }
-                poster.join(TimeUnit.SECONDS.toMillis(10));
-                assertTrue(failures.isEmpty(), failures.toString());
-                assertEquals(total / 2, perQp[0]);
-                assertEquals(total / 2, perQp[1]);
-            } finally {
-                q1.close();
-                q2.close();
-                t1.close();
-                t2.close();
-                dsrq.close();
-            }
-        }
-    }
-
-    @Test
     void shouldAllocateNothingOnTheSrqDataPathAfterWarmUp() {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().threadId();
@@ -537,151 +281,5 @@ class SrqTest {
             }
         }
         assertTrue(best < 256, "the SRQ data path allocated " + best + " bytes in 1000 messages");
-    }
-
-    // ------------------------------------------------------------------------------------------------- verbs
-
-    @Test
-    void shouldReportSrqLimitsLikeRxeAndCheckThemBadFlow() {
-        DeviceAttr d = r.ctx.queryDevice();
-        assertEquals(SoftLimits.MAX_SRQ, d.maxSrq());
-        assertEquals(SoftLimits.MAX_SRQ_WR, d.maxSrqWr());
-        assertEquals(27, d.maxSrqSge());
-        assertNotEquals(0, d.deviceCapFlags() & io.jrdma.verbs.DeviceCapFlags.SRQ_RESIZE, "rxe resizes SRQs");
-        ProtectionDomain pd = r.pd;
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
-                () -> pd.createSrq(new SrqAttr().maxWr(0).maxSge(1))).errno());
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
-                () -> pd.createSrq(new SrqAttr().maxWr(d.maxSrqWr() + 1).maxSge(1))).errno());
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
-                () -> pd.createSrq(new SrqAttr().maxWr(8).maxSge(d.maxSrqSge() + 1))).errno());
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
-                () -> pd.createSrq(new SrqAttr().maxWr(8).maxSge(1).srqLimit(9))).errno());
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class, () -> pd.createSrq(null)).errno());
-        SharedReceiveQueue s = later(pd.createSrq(new SrqAttr().maxWr(d.maxSrqWr()).maxSge(0)));
-        SrqAttr q = s.query(new SrqAttr());
-        assertEquals(d.maxSrqWr(), q.maxWr());
-        assertEquals(1, q.maxSge(), "max_sge 0 is raised to 1 (RXE_MIN_SRQ_SGE)");
-        assertEquals(0, q.srqLimit());
-        assertSame(pd, s.pd());
-        SharedReceiveQueue armed = later(pd.createSrq(new SrqAttr().maxWr(8).maxSge(1).srqLimit(2)));
-        assertEquals(2, armed.query(new SrqAttr()).srqLimit(), "as rxe_srq_from_init, a limit given at creation arms");
-    }
-
-    @Test
-    void shouldCheckModifyAndResizeKeepingPostedWqesBadFlow() {
-        SharedReceiveQueue srq = srq(4, 1);
-        for (int i = 0; i < 4; i++) {
-            postSrqRecv(srq, i, i * 1024L, 1024);
-        }
-        VerbsException full = assertThrows(VerbsException.class, () -> postSrqRecv(srq, 4, 0, 8));
-        assertEquals(Errno.ENOMEM, full.errno());
-        assertEquals(0, full.badWrIndex());
-        assertModifyFails(srq, new SrqAttr().srqLimit(5), SrqAttrMask.LIMIT); // above max_wr 4
-        assertModifyFails(srq, new SrqAttr().srqLimit(-1), SrqAttrMask.LIMIT);
-        assertModifyFails(srq, new SrqAttr().maxWr(0), SrqAttrMask.MAX_WR);
-        assertModifyFails(srq, new SrqAttr().maxWr(3), SrqAttrMask.MAX_WR); // below the 4 posted
-        assertModifyFails(srq, new SrqAttr().maxWr(SoftLimits.MAX_SRQ_WR + 1), SrqAttrMask.MAX_WR);
-        assertEquals(4, srq.query(new SrqAttr()).maxWr(), "a refused modify changes nothing");
-
-        srq.modify(new SrqAttr().maxWr(8).srqLimit(6), EnumSet.of(SrqAttrMask.MAX_WR, SrqAttrMask.LIMIT));
-        SrqAttr q = srq.query(new SrqAttr());
-        assertEquals(8, q.maxWr());
-        assertEquals(6, q.srqLimit());
-        assertModifyFails(srq, new SrqAttr().maxWr(5), SrqAttrMask.MAX_WR); // below the armed limit 6
-        for (int i = 4; i < 8; i++) {
-            postSrqRecv(srq, i, i * 1024L, 1024);
-        }
-        assertEquals(Errno.ENOMEM, assertThrows(VerbsException.class, () -> postSrqRecv(srq, 8, 0, 8)).errno());
-
-        QueuePair r1 = srqQp(srq);
-        QueuePair a1 = qpOn(s1, Peer.defaultCap());
-        link(r1, r, a1, s1);
-        for (int i = 0; i < 8; i++) {
-            a1.postSend(send(s1, i, 0, 32));
-        }
-        List<WorkCompletion> got = awaitN(r.cq, 8);
-        for (int i = 0; i < 8; i++) {
-            assertEquals(i, got.get(i).wrId(), "the WQEs kept their order across the resize");
-            assertEquals(WcStatus.SUCCESS, got.get(i).status());
-        }
-        AsyncEvent e = Wiring.awaitEvent(r.ctx, r.ctx, s1.ctx);
-        assertEquals(AsyncEventType.SRQ_LIMIT_REACHED, e.type());
-    }
-
-    private static void assertModifyFails(SharedReceiveQueue srq, SrqAttr attr, SrqAttrMask mask) {
-        VerbsException e = assertThrows(VerbsException.class, () -> srq.modify(attr, EnumSet.of(mask)));
-        assertEquals(Errno.EINVAL, e.errno(), e.getMessage());
-    }
-
-    @Test
-    void shouldCheckPostedReceivesBadFlow() {
-        SharedReceiveQueue srq = srq(8, 2);
-        Sge ok = new Sge(r.addr(0), 64, r.mr.lkey());
-        VerbsException tooMany = assertThrows(VerbsException.class,
-                () -> srq.postRecv(new RecvWr().wrId(1).sg(ok, ok, ok)));
-        assertEquals(Errno.EINVAL, tooMany.errno());
-        assertTrue(tooMany.getMessage().contains("max_sge"), tooMany.getMessage());
-        ProtectionDomain other = later(r.ctx.allocPd());
-        var foreignMr = later(other.registerMemory(r.buf.asSlice(0, 4096), Peer.ALL_ACCESS));
-        VerbsException foreign = assertThrows(VerbsException.class, () -> srq.postRecv(new RecvWr().wrId(1)
-                .sg(ok).next(new RecvWr().wrId(2).sg(new Sge(foreignMr.address(), 64, foreignMr.lkey())))));
-        assertEquals(Errno.EINVAL, foreign.errno());
-        assertEquals(1, foreign.badWrIndex(), "the first WR of the chain stays posted");
-        assertTrue(foreign.getMessage().contains("protection domain"), foreign.getMessage());
-    }
-
-    @Test
-    void shouldRefusePostRecvOnAQpThatUsesAnSrqBadFlow() {
-        SharedReceiveQueue srq = srq(8, 1);
-        QueuePair r1 = later(r.pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(r.cq).recvCq(r.cq)
-                .cap(new QpCap().maxSendWr(4).maxSendSge(1).maxRecvWr(1_000_000).maxRecvSge(1000)).srq(srq)));
-        assertEquals(0, r1.cap().maxRecvWr(), "receive caps are ignored with an SRQ");
-        assertEquals(0, r1.cap().maxRecvSge());
-        r1.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(0),
-                EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
-        VerbsException e = assertThrows(VerbsException.class,
-                () -> r1.postRecv(new RecvWr().wrId(1).sg(new Sge(r.addr(0), 8, r.mr.lkey()))));
-        assertEquals(Errno.EINVAL, e.errno());
-        assertTrue(e.getMessage().contains("shared receive queue"), e.getMessage());
-    }
-
-    @Test
-    void shouldRefuseAnSrqOfAnotherPdOrContextBadFlow() {
-        ProtectionDomain other = later(r.ctx.allocPd());
-        SharedReceiveQueue foreignPd = later(other.createSrq(new SrqAttr().maxWr(4).maxSge(1)));
-        VerbsException e = assertThrows(VerbsException.class, () -> r.pd.createQp(new QpInitAttr()
-                .qpType(QpType.RC).sendCq(r.cq).recvCq(r.cq).cap(Peer.defaultCap()).srq(foreignPd)));
-        assertEquals(Errno.EINVAL, e.errno());
-        assertTrue(e.getMessage().contains("protection domain"), e.getMessage());
-        SharedReceiveQueue foreignCtx = later(s1.pd.createSrq(new SrqAttr().maxWr(4).maxSge(1)));
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class, () -> r.pd.createQp(new QpInitAttr()
-                .qpType(QpType.RC).sendCq(r.cq).recvCq(r.cq).cap(Peer.defaultCap()).srq(foreignCtx))).errno());
-        SharedReceiveQueue gone = r.pd.createSrq(new SrqAttr().maxWr(4).maxSge(1));
-        gone.close();
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class, () -> r.pd.createQp(new QpInitAttr()
-                .qpType(QpType.RC).sendCq(r.cq).recvCq(r.cq).cap(Peer.defaultCap()).srq(gone))).errno());
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class, () -> postSrqRecv(gone, 1, 0, 8)).errno());
-        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class,
-                () -> gone.modify(new SrqAttr().srqLimit(1), EnumSet.of(SrqAttrMask.LIMIT))).errno());
-    }
-
-    @Test
-    void shouldDestroyInOrderOnlyBadFlow() {
-        ProtectionDomain pd = r.ctx.allocPd();
-        SharedReceiveQueue srq = pd.createSrq(new SrqAttr().maxWr(4).maxSge(1));
-        QueuePair qp = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(r.cq).recvCq(r.cq)
-                .cap(Peer.defaultCap()).srq(srq));
-        VerbsException busy = assertThrows(VerbsException.class, srq::close);
-        assertEquals(Errno.EBUSY, busy.errno());
-        assertTrue(busy.getMessage().contains("1 QP"), busy.getMessage());
-        assertEquals(Errno.EBUSY, assertThrows(VerbsException.class, pd::close).errno());
-        qp.close();
-        VerbsException pdBusy = assertThrows(VerbsException.class, pd::close);
-        assertEquals(Errno.EBUSY, pdBusy.errno());
-        assertTrue(pdBusy.getMessage().contains("SRQ"), pdBusy.getMessage());
-        srq.close();
-        srq.close(); // a second close is a no-op
-        pd.close();
     }
 }
