@@ -402,15 +402,6 @@ public final class FaultyLink implements Link {
     // ----------------------------------------------------------------------------------------------- receives
 
     @Override
-    public int receive(ByteBuffer buf) {
-        int n = inner.receive(buf);
-        if (n < 0) {
-            passed();
-        }
-        return n;
-    }
-
-    @Override
     public int receiveBatch(ByteBuffer[] bufs, int max) {
         int got = inner.receiveBatch(bufs, max);
         if (got < Link.batchCount(bufs, max)) {
@@ -496,21 +487,6 @@ public final class FaultyLink implements Link {
     @Override
     public int maxSegments() {
         return inner.maxSegments();
-    }
-
-    @Override
-    public int lastSenderIp() {
-        return inner.lastSenderIp();
-    }
-
-    @Override
-    public int lastSenderPort() {
-        return inner.lastSenderPort();
-    }
-
-    @Override
-    public int lastSegmentSize() {
-        return inner.lastSegmentSize();
     }
 
     @Override

@@ -167,25 +167,6 @@ public interface Link extends AutoCloseable {
                          int segment);
 
     /**
-     * Receives one datagram into {@code buf} at its position (non-blocking).
-     *
-     * @return the datagram length, or -1 when none is waiting
-     */
-    int receive(ByteBuffer buf);
-
-    /** The source IPv4 address of the last datagram {@link #receive} took. */
-    int lastSenderIp();
-
-    /** The source UDP port of the last datagram {@link #receive} took. */
-    int lastSenderPort();
-
-    /**
-     * The GSO segment size of the last datagram {@link #receive} took when it carried a run of packets (each that
-     * long, the last possibly shorter), or 0 when it was one packet.
-     */
-    int lastSegmentSize();
-
-    /**
      * Receives up to {@code max} datagrams (at least one, at most {@code bufs.length} and {@link #RX_BATCH}),
      * datagram {@code i} into {@code bufs[i]} from its start; the buffers' positions and limits are left as they
      * were. The native link takes them in one system call ({@code recvmmsg}); a caller passes the same array of the

@@ -57,15 +57,6 @@ final class NativeDatagrams {
     private final int localIp;
     private final int bufferBytes;
 
-    private final MemorySegment rxMsg;
-    private final MemorySegment rxName;
-    private final MemorySegment rxIov;
-    private final MemorySegment rxControl;
-    private ByteBuffer rxBuffer;
-    private long rxAddress;
-    private int lastIp;
-    private int lastPort;
-    private int lastSegment;
 
     // batch receive: one mmsghdr, sender address, I/O vector and control buffer per datagram
     private final MemorySegment rxVec;
@@ -109,14 +100,6 @@ final class NativeDatagrams {
             NativeUdp.close(mainFd);
             throw new IOException("eventfd failed");
         }
-        rxMsg = arena.allocate(MSGHDR, 8);
-        rxName = arena.allocate(SOCKADDR_IN, 8);
-        rxIov = arena.allocate(IOVEC, 8);
-        rxControl = arena.allocate(CONTROL_BYTES, 8);
-        rxMsg.set(LONG, MSG_NAME, rxName.address());
-        rxMsg.set(LONG, MSG_IOV, rxIov.address());
-        rxMsg.set(LONG, MSG_IOVLEN, 1L);
-        rxMsg.set(LONG, MSG_CONTROL, rxControl.address());
         rxVec = arena.allocate((long) MMSGHDR * RX_BATCH, 8);
         rxNames = arena.allocate((long) SOCKADDR_IN * RX_BATCH, 8);
         rxIovs = arena.allocate((long) IOVEC * RX_BATCH, 8);
@@ -188,27 +171,6 @@ final class NativeDatagrams {
         msgs.set(INT, offset + MSG_NAMELEN, SOCKADDR_IN);
         msgs.set(LONG, offset + MSG_CONTROLLEN, CONTROL_BYTES);
         msgs.set(INT, offset + MSG_FLAGS, 0);
-    }
-
-    /** Receives one datagram (possibly a GRO run of packets) into {@code buf} at its position; -1 when none. */
-    int receive(ByteBuffer buf) {
-        if (buf != rxBuffer) {
-            rxAddress = MemorySegment.ofBuffer(buf).address() - buf.position();
-            rxBuffer = buf;
-        }
-        int pos = buf.position();
-        rxIov.set(LONG, 0, rxAddress + pos);
-        rxIov.set(LONG, 8, buf.remaining());
-        resetReceiveHeader(rxMsg, 0);
-        long n = NativeUdp.recvmsg(mainFd, rxMsg);
-        if (n < 0) {
-            return -1;
-        }
-        lastIp = rxName.get(NET_INT, 4);
-        lastPort = Short.toUnsignedInt(rxName.get(NET_SHORT, 2));
-        lastSegment = groSegment(rxControl, 0, rxMsg.get(LONG, MSG_CONTROLLEN));
-        buf.position(pos + (int) n);
-        return (int) n;
     }
 
     /**
@@ -302,18 +264,6 @@ final class NativeDatagrams {
             at += (len + 7) & ~7L;
         }
         return 0;
-    }
-
-    int lastSenderIp() {
-        return lastIp;
-    }
-
-    int lastSenderPort() {
-        return lastPort;
-    }
-
-    int lastSegmentSize() {
-        return lastSegment;
     }
 
     /** Sends one datagram from a direct buffer (position to limit). */

@@ -17,8 +17,6 @@ public final class NativeLink implements Link {
     private final InetAddress address;
     private final int localIp;
     private final NativeDatagrams nat;
-    private int lastSenderIp;
-    private int lastSenderPort;
     private InetSocketAddress lastTo;
     private int lastToIp;
 
@@ -85,31 +83,6 @@ public final class NativeLink implements Link {
     public boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths,
                                 int count, int segment) {
         return nat.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment);
-    }
-
-    @Override
-    public int receive(ByteBuffer buf) {
-        int n = nat.receive(buf);
-        if (n >= 0) {
-            lastSenderIp = nat.lastSenderIp();
-            lastSenderPort = nat.lastSenderPort();
-        }
-        return n;
-    }
-
-    @Override
-    public int lastSenderIp() {
-        return lastSenderIp;
-    }
-
-    @Override
-    public int lastSenderPort() {
-        return lastSenderPort;
-    }
-
-    @Override
-    public int lastSegmentSize() {
-        return nat.lastSegmentSize();
     }
 
     @Override

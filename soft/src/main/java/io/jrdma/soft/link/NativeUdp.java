@@ -13,8 +13,8 @@ import java.nio.ByteOrder;
 
 /**
  * Linux UDP sockets through the FFM API, for what {@link java.nio.channels.DatagramChannel} cannot do: send many
- * RoCE packets in one {@code sendmsg} with UDP generic segmentation offload ({@code UDP_SEGMENT}), receive a run
- * of them in one {@code recvmsg} with UDP GRO ({@code UDP_GRO}), and gather a datagram from several buffers.
+ * RoCE packets in one {@code sendmsg} with UDP generic segmentation offload ({@code UDP_SEGMENT}), receive runs
+ * of them in one {@code recvmmsg} with UDP GRO ({@code UDP_GRO}), and gather a datagram from several buffers.
  *
  * <p>Only the calls and struct layouts of Linux on x86-64 and AArch64 (LP64, the generic socket constants) are
  * bound; {@link #UNAVAILABLE} says why the class cannot be used elsewhere, and {@link Link#open} then falls back to
@@ -82,7 +82,6 @@ final class NativeUdp {
     private static final MethodHandle SETSOCKOPT;
     private static final MethodHandle GETSOCKOPT;
     private static final MethodHandle SENDMSG;
-    private static final MethodHandle RECVMSG;
     private static final MethodHandle RECVMMSG;
     private static final MethodHandle RECVMMSG_WAIT;
     private static final MethodHandle POLL;
@@ -101,7 +100,6 @@ final class NativeUdp {
         MethodHandle setsockopt = null;
         MethodHandle getsockopt = null;
         MethodHandle sendmsg = null;
-        MethodHandle recvmsg = null;
         MethodHandle recvmmsg = null;
         MethodHandle recvmmsgWait = null;
         MethodHandle poll = null;
@@ -139,7 +137,6 @@ final class NativeUdp {
                 // no errno capture: a failed send is only counted, and the capture cost a segment per call
                 // wherever the JIT did not inline the call
                 sendmsg = handle(linker, libc, "sendmsg", FunctionDescriptor.of(LONG, INT, a, INT), quick);
-                recvmsg = handle(linker, libc, "recvmsg", FunctionDescriptor.of(LONG, INT, a, INT), quick);
                 FunctionDescriptor recvmmsgArgs = FunctionDescriptor.of(INT, INT, a, INT, INT, a);
                 recvmmsg = handle(linker, libc, "recvmmsg", recvmmsgArgs, quick);
                 // a receive that may sleep must leave the Java thread state (a safepoint must not wait for it)
@@ -160,7 +157,6 @@ final class NativeUdp {
         SETSOCKOPT = setsockopt;
         GETSOCKOPT = getsockopt;
         SENDMSG = sendmsg;
-        RECVMSG = recvmsg;
         RECVMMSG = recvmmsg;
         RECVMMSG_WAIT = recvmmsgWait;
         POLL = poll;
@@ -313,15 +309,6 @@ final class NativeUdp {
     static long sendmsg(int fd, MemorySegment msghdr) {
         try {
             return (long) SENDMSG.invokeExact(fd, msghdr, MSG_DONTWAIT);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
-    /** recvmsg(2), not waiting; returns the bytes received or -1. */
-    static long recvmsg(int fd, MemorySegment msghdr) {
-        try {
-            return (long) RECVMSG.invokeExact(fd, msghdr, MSG_DONTWAIT);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

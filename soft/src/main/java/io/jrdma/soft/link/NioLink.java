@@ -142,8 +142,8 @@ public final class NioLink implements Link {
         throw new UnsupportedOperationException("NIO links send one packet per call");
     }
 
-    @Override
-    public int receive(ByteBuffer buf) {
+    /** Receives one datagram into {@code buf} at its position; its sender in the last sender fields; -1 when none. */
+    private int receive(ByteBuffer buf) {
         int start = buf.position();
         SocketAddress from;
         try {
@@ -161,22 +161,6 @@ public final class NioLink implements Link {
             lastSender = from;
         }
         return buf.position() - start;
-    }
-
-    @Override
-    public int lastSenderIp() {
-        return lastSenderIp;
-    }
-
-    @Override
-    public int lastSenderPort() {
-        return lastSenderPort;
-    }
-
-    /** 0: NIO receives one packet per datagram. */
-    @Override
-    public int lastSegmentSize() {
-        return 0;
     }
 
     /** One {@link #receive} per datagram, until the socket is empty or {@code max} arrived. */

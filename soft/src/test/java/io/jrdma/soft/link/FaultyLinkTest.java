@@ -41,7 +41,7 @@ class FaultyLinkTest {
     private InetSocketAddress to;
     private final ByteBuffer tx = ByteBuffer.allocateDirect(256);
     private final ByteBuffer rx = ByteBuffer.allocateDirect(256);
-    private final ByteBuffer scratch = ByteBuffer.allocateDirect(65536);
+    private final ByteBuffer[] scratch = {ByteBuffer.allocateDirect(65536)};
 
     @BeforeEach
     void open() throws IOException {
@@ -252,8 +252,7 @@ class FaultyLinkTest {
             send(l, 0x04, 1);
             assertEquals(1, l.held());
             for (int pass = 0; pass < 3; pass++) {
-                scratch.clear();
-                l.receive(scratch); // an engine pass: the socket is empty
+                l.receiveBatch(scratch, 1); // an engine pass: the socket is empty
             }
             assertEquals(0, l.held());
             assertEquals(List.of(1), drain());
@@ -266,15 +265,14 @@ class FaultyLinkTest {
         try (FaultyLink l = link(nativeLink, FaultConfig.builder().delay(1.0, 50_000).build())) {
             send(l, 0x04, 1);
             send(l, 0x04, 2);
-            scratch.clear();
-            l.receive(scratch);
+            l.receiveBatch(scratch, 1);
             assertEquals(2, l.held());
             assertEquals(List.of(), drain(), "nothing before the delay passed on the device clock");
             clock.addAndGet(49_999);
-            l.receive(scratch);
+            l.receiveBatch(scratch, 1);
             assertEquals(2, l.held());
             clock.addAndGet(1);
-            l.receive(scratch);
+            l.receiveBatch(scratch, 1);
             assertEquals(0, l.held());
             List<Integer> got = drain();
             got.sort(null);
@@ -339,8 +337,7 @@ class FaultyLinkTest {
                     l.send(Link.ROCE_PORT, packet(i % 3 == 0 ? 0x11 : 0x04, i), to);
                     if (i % 16 == 0) {
                         clock.addAndGet(700);
-                        scratch.clear();
-                        l.receive(scratch);
+                        l.receiveBatch(scratch, 1);
                     }
                     if (i % 64 == 0) {
                         drainQuietly();

@@ -33,15 +33,15 @@ class NativeLinkTest {
             }
             assertTrue(a.sendSegments(a.port(), Link.ipv4(InetAddress.getByName(B)), Link.ROCE_PORT,
                     addresses, lengths, 3, 100));
-            ByteBuffer rx = ByteBuffer.allocateDirect(65536);
+            ByteBuffer[] rx = batchBuffers();
             int n = receive(b, rx);
             assertEquals(250, n, "the run arrives whole");
-            assertEquals(100, b.lastSegmentSize(), "with the GSO segment size");
-            assertEquals(Link.ipv4(InetAddress.getByName(A)), b.lastSenderIp());
-            assertEquals(Link.ROCE_PORT, b.lastSenderPort());
+            assertEquals(100, b.batchSegmentSize(0), "with the GSO segment size");
+            assertEquals(Link.ipv4(InetAddress.getByName(A)), b.batchSenderIp(0));
+            assertEquals(Link.ROCE_PORT, b.batchSenderPort(0));
             for (int i = 0; i < 250; i++) {
                 int expected = i < 100 ? 1 : i < 200 ? 2 : 3;
-                assertEquals(expected, rx.get(i), "byte " + i);
+                assertEquals(expected, rx[0].get(i), "byte " + i);
             }
         }
     }
@@ -53,10 +53,10 @@ class NativeLinkTest {
              Link b = Link.open(InetAddress.getByName(B), Link.ROCE_PORT, true)) {
             ByteBuffer p = packet(40, 9);
             assertTrue(a.send(a.port(), p, new java.net.InetSocketAddress(B, Link.ROCE_PORT)));
-            ByteBuffer rx = ByteBuffer.allocateDirect(65536);
+            ByteBuffer[] rx = batchBuffers();
             assertEquals(40, receive(b, rx));
-            assertEquals(0, b.lastSegmentSize());
-            assertEquals(9, rx.get(39));
+            assertEquals(0, b.batchSegmentSize(0));
+            assertEquals(9, rx[0].get(39));
         }
     }
 
@@ -157,14 +157,14 @@ class NativeLinkTest {
              Link cc = Link.open(InetAddress.getByName(c), Link.ROCE_PORT, true)) {
             int sourcePort = a.openSourcePort(0xC123);
             assertEquals(0xC123, sourcePort);
-            ByteBuffer rx = ByteBuffer.allocateDirect(65536);
+            ByteBuffer[] rx = batchBuffers();
             for (int round = 0; round < 2; round++) { // B, C, B, C from the same source port
                 assertTrue(a.send(sourcePort, packet(20, 1), new java.net.InetSocketAddress(B, Link.ROCE_PORT)));
                 assertEquals(20, receive(b, rx));
-                assertEquals(sourcePort, b.lastSenderPort());
+                assertEquals(sourcePort, b.batchSenderPort(0));
                 assertTrue(a.send(sourcePort, packet(21, 2), new java.net.InetSocketAddress(c, Link.ROCE_PORT)));
                 assertEquals(21, receive(cc, rx), "round " + round + ": C still reached");
-                assertEquals(sourcePort, cc.lastSenderPort());
+                assertEquals(sourcePort, cc.batchSenderPort(0));
             }
         }
     }
@@ -275,15 +275,13 @@ class NativeLinkTest {
         return b;
     }
 
-    private static int receive(Link link, ByteBuffer rx) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (System.nanoTime() < deadline) {
-            rx.clear();
-            int n = link.receive(rx);
-            if (n >= 0) {
-                return n;
-            }
-            link.await(10);
+    /**
+     * Receives one datagram into {@code rx[0]} (a batch of one), waiting up to 5 s; returns its length. Its sender
+     * and segment size are datagram 0 of the link's batch.
+     */
+    private static int receive(Link link, ByteBuffer[] rx) {
+        if (awaitBatch(link, rx, 1) == 1) {
+            return link.batchLength(0);
         }
         throw new AssertionError("nothing arrived in 5 s");
     }
