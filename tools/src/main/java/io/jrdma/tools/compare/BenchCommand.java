@@ -30,13 +30,13 @@ import picocli.CommandLine.Option;
                 + "against the goal. Scenarios: " + "write-bw, send-lat, msg-rate, read-bw, qp-scaling."})
 public final class BenchCommand implements Callable<Integer> {
 
-    /** The engine threading each scenario uses unless told otherwise (see BENCHMARKS.md for why). */
+    /** The engine threading each scenario uses unless told otherwise (docs/benchmarks/nio-aeron.md says why). */
     static final Map<Scenario, String> DEFAULT_THREADING = defaults("INVOKER", "INVOKER", "INVOKER", "INVOKER",
             "INVOKER");
     /**
      * The Aeron media driver's threading mode each scenario uses unless told otherwise: a shared driver thread with a
      * backoff idle strategy for the streams, one busy thread per process (INVOKER) for ping-pong (see
-     * BENCHMARKS.md); read-bw and qp-scaling have no Aeron case.
+     * docs/benchmarks/nio-aeron.md); read-bw and qp-scaling have no Aeron case.
      */
     static final Map<Scenario, String> DEFAULT_AERON_THREADING = defaults("SHARED", "INVOKER", "SHARED",
             "INVOKER", "INVOKER");
