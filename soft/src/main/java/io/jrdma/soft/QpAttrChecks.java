@@ -50,7 +50,8 @@ final class QpAttrChecks {
     /** The values of a modify's attributes named in {@code m}, whatever the transition; EINVAL for a bad one. */
     static void values(QpAttr a, Set<QpAttrMask> m, Mtu activeMtu) {
         if (m.contains(QpAttrMask.PORT) && a.portNum() != 1) {
-            throw new VerbsException(Errno.EINVAL, "port_num " + a.portNum() + " does not exist (the device has port 1)");
+            throw new VerbsException(Errno.EINVAL, "port_num " + a.portNum()
+                    + " does not exist (the device has port 1)");
         }
         if (m.contains(QpAttrMask.PKEY_INDEX) && a.pkeyIndex() != 0) {
             throw new VerbsException(Errno.EINVAL, "pkey_index " + a.pkeyIndex() + " is out of range (table length 1)");

@@ -334,7 +334,7 @@ final class Requester {
         return false;
     }
 
-    // ------------------------------------------------------------------------------------------------- what the completer reports
+    // ---------------------------------------------------------------------------------- what the completer reports
 
     void armTimer(long nowNs) {
         ackDeadlineNs = qp.timeout == 0 ? 0 : nowNs + ackTimeoutNs(qp.timeout);
@@ -433,7 +433,7 @@ final class Requester {
         retrying = true;
     }
 
-    /** Whether a go-back-N to {@code psn} is already under way and nothing was acknowledged since (rxe started_retry). */
+    /** Whether a go-back-N to {@code psn} is under way and nothing was acknowledged since (rxe started_retry). */
     boolean retryingFrom(int psn) {
         return retrying && psn == unackedPsn;
     }

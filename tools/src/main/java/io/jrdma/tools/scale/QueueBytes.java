@@ -7,12 +7,13 @@ import java.util.Locale;
  *
  * <pre>
  * sq_slots = the power of two &gt;= max_send_wr        rq_slots = the power of two &gt;= max_recv_wr
- * SQ = refs(sq_slots) + sq_slots x (SendWqe + long[s] + 2 x int[s] + inline_slot)     s = max(1, max_send_sge)
- * RQ = refs(rq_slots) + rq_slots x (RecvWqe + long[r] + 2 x int[r])                   r = max(1, max_recv_sge)
+ * SQ = refs(sq_slots) + sq_slots x (SendWqe + SgeList + long[s] + 2 x int[s] + inline_slot)  s = max(1, max_send_sge)
+ * RQ = refs(rq_slots) + rq_slots x (RecvWqe + SgeList + long[r] + 2 x int[r])                r = max(1, max_recv_sge)
  * inline_slot = 0 when max_inline_data is 0, else one MemorySegment slice (heap) + max_inline_data (native)
  * </pre>
  *
- * where {@code SendWqe}, {@code RecvWqe} and the slice are the instance sizes the running JVM reports in its class
+ * where {@code SendWqe}, {@code RecvWqe}, {@code SgeList} (each WQE's list view over its arrays) and the slice are
+ * the instance sizes the running JVM reports in its class
  * histogram, and an array is its header plus its elements, rounded up to the object alignment (a header of 16 bytes
  * with compressed class pointers, 12 with compact object headers; references of 4 bytes with compressed oops).
  *
@@ -20,8 +21,8 @@ import java.util.Locale;
  * @param rqSlots       receive queue slots
  * @param sendWqe       bytes of one SendWqe
  * @param recvWqe       bytes of one RecvWqe
- * @param sendSgeArrays bytes of one SendWqe's three SGE arrays
- * @param recvSgeArrays bytes of one RecvWqe's three SGE arrays
+ * @param sendSgeArrays bytes of one SendWqe's SGE list: the SgeList and its three arrays
+ * @param recvSgeArrays bytes of one RecvWqe's SGE list: the SgeList and its three arrays
  * @param sqRefs        bytes of the SendWqe[] ring
  * @param rqRefs        bytes of the RecvWqe[] ring
  * @param inlineHeap    heap bytes of one slot's inline slice (0 without inline data)
@@ -40,17 +41,18 @@ record QueueBytes(int sqSlots, int rqSlots, long sendWqe, long recvWqe, long sen
      *
      * @param sendWqe     instance size of io.jrdma.soft.SendWqe
      * @param recvWqe     instance size of io.jrdma.soft.RecvWqe
+     * @param sgeList     instance size of io.jrdma.soft.SgeList
      * @param segmentSize instance size of a native MemorySegment (used when {@code inline > 0})
      */
     static QueueBytes of(int sendWr, int recvWr, int sendSge, int recvSge, int inline, long sendWqe,
-            long recvWqe, long segmentSize) {
+            long recvWqe, long sgeList, long segmentSize) {
         Layout l = Layout.ofThisVm();
         int sq = slots(sendWr);
         int rq = slots(recvWr);
         int s = Math.max(1, sendSge);
         int r = Math.max(1, recvSge);
-        return new QueueBytes(sq, rq, sendWqe, recvWqe, l.array(8, s) + 2 * l.array(4, s),
-                l.array(8, r) + 2 * l.array(4, r), l.array(l.ref, sq), l.array(l.ref, rq),
+        return new QueueBytes(sq, rq, sendWqe, recvWqe, sgeList + l.array(8, s) + 2 * l.array(4, s),
+                sgeList + l.array(8, r) + 2 * l.array(4, r), l.array(l.ref, sq), l.array(l.ref, rq),
                 inline == 0 ? 0 : segmentSize, (long) inline * sq);
     }
 
@@ -73,10 +75,10 @@ record QueueBytes(int sqSlots, int rqSlots, long sendWqe, long recvWqe, long sen
 
     /** The formula with this QP's numbers, on two lines. */
     String describe() {
-        String sq = String.format(Locale.ROOT, "SQ %,d = %d + %d x (SendWqe %d + SGE arrays %d%s)%s", sendQueue(),
+        String sq = String.format(Locale.ROOT, "SQ %,d = %d + %d x (SendWqe %d + SGE list %d%s)%s", sendQueue(),
                 sqRefs, sqSlots, sendWqe, sendSgeArrays, inlineHeap == 0 ? "" : " + slice " + inlineHeap,
                 inlineNative == 0 ? "" : " + inline " + inlineNative);
-        String rqText = String.format(Locale.ROOT, "RQ %,d = %d + %d x (RecvWqe %d + SGE arrays %d)", recvQueue(),
+        String rqText = String.format(Locale.ROOT, "RQ %,d = %d + %d x (RecvWqe %d + SGE list %d)", recvQueue(),
                 rqRefs, rqSlots, recvWqe, recvSgeArrays);
         return sq + "; " + rqText;
     }

@@ -42,6 +42,7 @@ record Report(int qps, double heap, double heapUsed, double nativeBytes, boolean
         int n = cfg.qps();
         QueueBytes q = QueueBytes.of(cfg.sendWr(), cfg.recvWr(), 1, 1, cfg.inline(),
                 after.instanceSize("io.jrdma.soft.SendWqe"), after.instanceSize("io.jrdma.soft.RecvWqe"),
+                after.instanceSize("io.jrdma.soft.SgeList"),
                 after.instanceSize("jdk.internal.foreign.NativeMemorySegmentImpl"));
         double nativeBytes = after.nmt() && before.nmt() ? (after.nmtOther() - before.nmtOther()) / (double) n
                 : (after.direct() - before.direct()) / (double) n + q.nativePart();
