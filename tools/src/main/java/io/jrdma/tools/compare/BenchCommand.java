@@ -113,6 +113,11 @@ public final class BenchCommand implements Callable<Integer> {
             description = "print every run's result lines and what the children printed (jrdma's device counters)")
     private boolean verbose;
 
+    @Option(names = "--load", defaultValue = "0", paramLabel = "N",
+            description = "run N busy-loop processes beside every case (CPU contention), stopped after the last "
+                    + "(default 0)")
+    private int load;
+
     @Option(names = "--test-corrupt", split = ",", hidden = true,
             description = "test hook: the senders of these systems corrupt one message")
     private Set<String> corrupt = new LinkedHashSet<>();
@@ -145,6 +150,37 @@ public final class BenchCommand implements Callable<Integer> {
         for (Scenario s : c.scenarios()) {
             total += Cases.of(s, c).size() * c.repeat();
         }
+        try (CpuLoad busy = CpuLoad.start(c.load(), (total + 1) * c.childTimeoutMs())) {
+            runAll(c, total, failures, rows);
+            if (c.load() > 0) {
+                err.println(busy.describe());
+            }
+        }
+        out.println(header(c));
+        if (markdown) {
+            Table.markdown(out, rows);
+        } else {
+            Table.text(out, rows);
+        }
+        out.flush();
+        if (csv != null) {
+            try (PrintStream f = new PrintStream(Files.newOutputStream(csv), true, StandardCharsets.UTF_8)) {
+                Table.csv(f, rows);
+            } catch (IOException e) {
+                err.println("bench: cannot write " + csv + ": " + e.getMessage());
+                return 1;
+            }
+        }
+        if (!failures.isEmpty()) {
+            err.println("bench: " + failures.size() + " run(s) failed:");
+            failures.forEach(f -> err.println("  " + f));
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Runs every scenario's cases {@code repeat} times, printing progress; fills {@code failures} and {@code rows}. */
+    private void runAll(BenchConfig c, int total, List<String> failures, List<Row> rows) {
         int done = 0;
         for (Scenario s : c.scenarios()) {
             List<Case> cases = Cases.of(s, c);
@@ -182,27 +218,6 @@ public final class BenchCommand implements Callable<Integer> {
             }
             rows.addAll(Cases.rows(s, new Cases.Results(results)));
         }
-        out.println(header(c));
-        if (markdown) {
-            Table.markdown(out, rows);
-        } else {
-            Table.text(out, rows);
-        }
-        out.flush();
-        if (csv != null) {
-            try (PrintStream f = new PrintStream(Files.newOutputStream(csv), true, StandardCharsets.UTF_8)) {
-                Table.csv(f, rows);
-            } catch (IOException e) {
-                err.println("bench: cannot write " + csv + ": " + e.getMessage());
-                return 1;
-            }
-        }
-        if (!failures.isEmpty()) {
-            err.println("bench: " + failures.size() + " run(s) failed:");
-            failures.forEach(f -> err.println("  " + f));
-            return 1;
-        }
-        return 0;
     }
 
     private BenchConfig config() {
@@ -242,6 +257,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (!(timeout > 0 && timeout <= 3600)) {
             throw new IllegalArgumentException("--timeout must be in (0, 3600] seconds");
         }
+        if (load < 0 || load > 16) {
+            throw new IllegalArgumentException("--load must be 0..16 busy processes");
+        }
         for (String sys : corrupt) {
             if (!Set.of("jrdma", "tcp", "udp", "aeron").contains(sys)) {
                 throw new IllegalArgumentException("--test-corrupt: unknown system " + sys);
@@ -251,7 +269,7 @@ public final class BenchCommand implements Callable<Integer> {
                 (long) (timeout * 1000), perScenario(threading, DEFAULT_THREADING, Set.of("INVOKER", "DEDICATED"),
                 "--threading"), perScenario(aeronThreading, DEFAULT_AERON_THREADING,
                 Set.of("INVOKER", "SHARED", "SHARED_NETWORK", "DEDICATED"), "--aeron-threading"), aeronMtu,
-                List.copyOf(jvmArgs), Set.copyOf(corrupt), quick);
+                List.copyOf(jvmArgs), Set.copyOf(corrupt), quick, load);
     }
 
     private static long millis(Double seconds, double dflt, String name, long min) {
@@ -318,7 +336,8 @@ public final class BenchCommand implements Callable<Integer> {
         return String.format(Locale.ROOT, "jrdma bench: %s; warm-up %.1f s, measured %.1f s, median of %d run(s); "
                 + "jrdma threading %s%s%s", Machine.describe(), c.warmupMs() / 1000.0, c.durationMs() / 1000.0,
                 c.repeat(), modes(c.threading(), c.scenarios()), aeron,
-                c.quick() ? "; --quick (figures meaningless)" : "");
+                c.quick() ? "; --quick (figures meaningless)" : "")
+                + (c.load() == 0 ? "" : "; --load " + c.load() + " (busy-loop processes beside every case)");
     }
 
     private static String modes(Map<Scenario, String> m, List<Scenario> scenarios) {

@@ -24,11 +24,12 @@ import java.util.Set;
  * @param jvmArgs        extra flags for the child JVMs
  * @param corrupt        systems whose sender corrupts one message (test hook), usually empty
  * @param quick          tiny runs for tests
+ * @param load           busy processes running beside every case ({@link CpuLoad}), 0 for none
  */
 record BenchConfig(List<Scenario> scenarios, long warmupMs, long durationMs, int iterations, int repeat,
         String serverAddress, String clientAddress, int port, int aeronPort, long timeoutMs,
         Map<Scenario, String> threading, Map<Scenario, String> aeronThreading, int aeronMtu, List<String> jvmArgs,
-        Set<String> corrupt, boolean quick) {
+        Set<String> corrupt, boolean quick, int load) {
 
     /** The message of each ping that the corrupt hook damages (early, so that every run reaches it). */
     static final long CORRUPT_MESSAGE = 5;

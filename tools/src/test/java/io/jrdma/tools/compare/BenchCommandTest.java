@@ -135,6 +135,25 @@ class BenchCommandTest {
         r = bench("--quick", "--server-address", "10.0.0.1");
         assertEquals(2, r.status(), r.all());
         assertTrue(r.err().contains("--server-address must be an IPv4 loopback address"), r.all());
+        r = bench("--quick", "--load", "17");
+        assertEquals(2, r.status(), r.all());
+        assertTrue(r.err().contains("--load must be 0..16"), r.all());
+    }
+
+    /** {@code --load N}: the cases run beside N busy processes, which the command starts, reports and stops. */
+    @Test
+    void loadRunsBusyProcessesBesideTheCasesAndStopsThem() {
+        Run r = bench("--quick", "--only", "write-bw", "--load", "1");
+        assertEquals(0, r.status(), r.all());
+        assertTrue(r.out().contains("; --load 1 (busy-loop processes beside every case)"), r.all());
+        Matcher m = Pattern.compile("load: 1 busy-loop process\\(es\\), 1 still running, ([0-9.]+) CPU-s")
+                .matcher(r.err());
+        assertTrue(m.find(), r.all());
+        assertTrue(Double.parseDouble(m.group(1)) > 0.1, "the load process was busy: " + m.group(1) + " CPU-s");
+        assertEquals(0, ProcessHandle.current().descendants()
+                .filter(p -> p.info().arguments().map(a -> String.join(" ", a).contains(LoadChild.class.getName()))
+                        .orElse(false))
+                .filter(ProcessHandle::isAlive).count(), "the load processes are gone after the run");
     }
 
     private static int count(String s, String what) {
