@@ -539,6 +539,17 @@ final class Responder {
 
     // ------------------------------------------------------------------------------------------------- output
 
+    /**
+     * The QP is being destroyed: an acknowledgement still waiting (in invoker mode held for the application's
+     * answer, which will not come now) goes out, so the peer's last request is acknowledged instead of timing out.
+     */
+    void sendWaitingAck() {
+        QpState s = qp.state;
+        if (rules.acknowledged() && (s == QpState.RTR || s == QpState.RTS || s == QpState.SQD) && !reads.owed()) {
+            acks.sendIfAck(msn);
+        }
+    }
+
     /** Streams read responses, then sends the pending ACK once no read response is owed before it. */
     int transmit(long nowNs, boolean requesterSent) {
         QpState s = qp.state;

@@ -461,6 +461,8 @@ public final class SoftContext implements Context {
             if (qp.closed) {
                 return;
             }
+            qp.responder.sendWaitingAck();
+            transmitter.flush();
             qp.markClosed();
             qps.remove(qp);
             qpCount--;

@@ -51,6 +51,8 @@ final class Exchange implements Closeable {
     static final int MTU_BYTES = 2;
 
     private static final int DONE_WAIT_MS = 2000;
+    /** How often a read that drives the device wakes up to do so ({@link #driveWhileWaiting}). */
+    private static final int POLL_MS = 1;
     private static final int DONE_BYTES = 5;
 
     /** One QP's address as the handshake carries it (struct pingpong_dest). */
@@ -121,11 +123,28 @@ final class Exchange implements Closeable {
     private final InputStream in;
     private final OutputStream out;
 
+    /** Run while a read waits for the peer ({@link #driveWhileWaiting}); null: reads just block. */
+    private Runnable whileWaiting;
+    /** With {@link #whileWaiting}: the most a read may wait in all (0: no limit), the socket's timeout before. */
+    private long readLimitMs;
+
     private Exchange(Socket socket, boolean client) throws IOException {
         this.socket = socket;
         this.client = client;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
+    }
+
+    /**
+     * Makes every later read run {@code progress} about every millisecond while it waits for the peer. A device in
+     * invoker mode is driven only by calls into it, so a side blocked on this socket (the server of a WRITE or READ
+     * test, waiting for the client's report) would otherwise leave the client's requests unanswered until its
+     * retries run out. The read's time limit stays what the socket had.
+     */
+    void driveWhileWaiting(Runnable progress) throws IOException {
+        readLimitMs = socket.getSoTimeout();
+        socket.setSoTimeout(POLL_MS);
+        whileWaiting = progress;
     }
 
     /** The client: connects to {@code host:port}, retrying while nobody listens, up to {@code timeoutMs} (0: once). */
@@ -232,6 +251,9 @@ final class Exchange implements Closeable {
     }
 
     private byte[] read(int n, String what) throws IOException {
+        if (whileWaiting != null) {
+            return readDriving(n, what);
+        }
         byte[] b = new byte[n];
         try {
             new DataInputStream(in).readFully(b);
@@ -239,6 +261,28 @@ final class Exchange implements Closeable {
             throw new EOFException("the peer closed the connection: Couldn't read " + what);
         } catch (SocketTimeoutException e) {
             throw new SocketTimeoutException("timed out reading " + what);
+        }
+        return b;
+    }
+
+    /** {@link #read} that runs {@link #whileWaiting} each time the socket's short timeout passes. */
+    private byte[] readDriving(int n, String what) throws IOException {
+        byte[] b = new byte[n];
+        long deadline = readLimitMs > 0 ? System.nanoTime() + readLimitMs * 1_000_000L : Long.MAX_VALUE;
+        int got = 0;
+        while (got < n) {
+            try {
+                int k = in.read(b, got, n - got);
+                if (k < 0) {
+                    throw new EOFException("the peer closed the connection: Couldn't read " + what);
+                }
+                got += k;
+            } catch (SocketTimeoutException e) {
+                if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0) {
+                    throw new SocketTimeoutException("timed out reading " + what);
+                }
+                whileWaiting.run();
+            }
         }
         return b;
     }

@@ -275,6 +275,31 @@ class PerftestTest {
         assertEquals(rows(r.client()), rows(r.server()), r.all()); // the server prints the client's report
     }
 
+    /**
+     * With invoker threading the device runs only inside calls into it: the server of a WRITE or READ test, blocked
+     * on the TCP exchange while the client works, must still answer the client (the exchange drives the device while
+     * it waits), or the client's retries run out.
+     */
+    @Test
+    void rdmaBwShouldCompleteWithInvokerThreading() throws Exception {
+        String before = System.getProperty("jrdma.threading");
+        System.setProperty("jrdma.threading", "invoker");
+        try {
+            Run w = run(Tool.IB_WRITE_BW, "-D", "1", "-s", "65536");
+            assertEquals(0, w.clientRc(), w.all());
+            assertEquals(0, w.serverRc(), w.all());
+            assertTrue(Long.parseLong(rows(w.client()).getFirst().trim().split("\\s+")[1]) > 0, w.all());
+            assertRun(run(Tool.IB_READ_BW, "-n", "100", "-s", "65536"), Tool.IB_READ_BW, new long[] {65536}, 100, 1,
+                    rdmaBwBytes(1));
+        } finally {
+            if (before == null) {
+                System.clearProperty("jrdma.threading");
+            } else {
+                System.setProperty("jrdma.threading", before);
+            }
+        }
+    }
+
     @Test
     void sendBwShouldReceiveEveryMessage() throws Exception {
         long bytes = PRELUDE + 2L * HS + HS + HS + HS + 5; // per QP twice, after RTR, before the run, close, done
