@@ -47,7 +47,7 @@ public final class SoftContext implements Context {
     final Transmitter transmitter;
     final CompletionTally completions = new CompletionTally();
     final Engine engine;
-    private final PortFlags port;
+    private final PortFlags portFlags;
     private final FailureLog failures = new FailureLog();
     final MrTable mrs = new MrTable(SoftLimits.MAX_MR, SoftLimits.MAX_MW);
     final AsyncEvents events;
@@ -57,7 +57,6 @@ public final class SoftContext implements Context {
     private int nextQpSlot;
     private int qpCount;
     private int srqCount;
-    private volatile PortState portState = PortState.ACTIVE;
     private int pdHandles;
     private boolean closed;
 
@@ -70,11 +69,11 @@ public final class SoftContext implements Context {
             IdleStrategy idle) {
         this.device = device;
         this.link = link;
-        this.port = new PortFlags(tap);
+        this.portFlags = new PortFlags(tap);
         this.shares = new SendShares(link.receiveBufferBytes());
-        this.transmitter = new Transmitter(link, counters, port);
+        this.transmitter = new Transmitter(link, counters, portFlags);
         boolean invoker = threading == Threading.INVOKER;
-        Receiver receiver = new Receiver(link, qps, counters, port, failures, completions, invoker);
+        Receiver receiver = new Receiver(link, qps, counters, portFlags, failures, completions, invoker);
         this.engine = new Engine(lock, link, receiver, transmitter, qps, shares, counters, failures, clock,
                 threading, idle);
         this.events = new AsyncEvents(engine, counters);
@@ -112,12 +111,12 @@ public final class SoftContext implements Context {
 
     /** The tap that sees every packet now (the program's joined with the capture and trace options'), or null. */
     PacketTap currentTap() {
-        return port.tap();
+        return portFlags.tap();
     }
 
     /** Sets (or clears, with null) the tap that sees every packet sent and received. */
     public void tap(PacketTap tap) {
-        port.tap(device.withOptionTaps(tap)); // capture and trace options keep their taps
+        portFlags.tap(device.withOptionTaps(tap)); // capture and trace options keep their taps
     }
 
     @Override
@@ -136,7 +135,7 @@ public final class SoftContext implements Context {
 
     @Override
     public PortAttr queryPort(int port) {
-        return DeviceAttributes.port(device, port, portState);
+        return DeviceAttributes.port(device, port, portFlags.state());
     }
 
     /**
@@ -158,12 +157,11 @@ public final class SoftContext implements Context {
         lock.lock();
         try {
             checkOpen();
-            if (state == portState) {
+            if (state == portFlags.state()) {
                 return;
             }
-            portState = state;
+            portFlags.state(state);
             boolean down = state == PortState.DOWN;
-            port.down(down);
             if (down) {
                 counters.increment(Counter.LINK_DOWNED);
             }
