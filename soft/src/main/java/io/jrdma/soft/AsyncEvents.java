@@ -50,7 +50,8 @@ final class AsyncEvents {
         }
     }
 
-    /** The oldest event, waiting up to {@code timeout}; in invoker mode the waiting thread drives the engine. */
+    /** The oldest event, waiting up to {@code timeout}; in invoker mode the waiting thread drives the engine
+     * (an adaptive engine's thread serves an application's event thread, which may wait for ever). */
     AsyncEvent await(Duration timeout) {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
         while (true) {

@@ -11,12 +11,14 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The soft device's agent: its duty cycle ({@link #doWork}) takes in datagrams through the {@link Receiver}, then
  * visits every QP of the {@link QpTable} (flush in ERR, ACK timer, requester, responder) and ends by flushing the
- * {@link Transmitter}'s batch. It runs either on the callers' threads ({@link Threading#INVOKER}: a post's doorbell
- * and a poll each run a pass) or on its own thread ({@link Threading#DEDICATED}), which idles between passes as its
- * {@link IdleStrategy} says and sleeps on the link until a datagram, a doorbell or a timer.
+ * {@link Transmitter}'s batch. Who runs it is the {@link Threading}: the callers' threads ({@link Threading#INVOKER}:
+ * a post's doorbell and a poll each run a pass), its own thread ({@link Threading#DEDICATED}, which idles between
+ * passes as its {@link IdleStrategy} says and sleeps on the link until a datagram, a doorbell or a timer), or both
+ * ({@link Threading#ADAPTIVE}: the callers while they keep calling, the thread, parked meanwhile, when they stop).
  *
  * <p>Passes hold the device lock (the context's), which serialises them with control-path changes (modify,
- * create, destroy, deregister); posting and polling never take it.
+ * create, destroy, deregister); posting and polling never wait for it. A post that finds it taken leaves the
+ * doorbell rung, and whoever holds the lock runs another pass after releasing it when it finds the bell rung.
  */
 final class Engine implements AutoCloseable {
 
@@ -25,6 +27,13 @@ final class Engine implements AutoCloseable {
     private static final long MAX_SLEEP_NS = TimeUnit.MILLISECONDS.toNanos(100);
     /** The longest an invoker-mode wait polls the socket before the waiting thread runs a pass again. */
     private static final long MAX_POLL_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Adaptive mode: callers that ran a pass this recently are driving the engine, and its thread stays parked. */
+    static final long CALLER_ACTIVE_NS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** Adaptive mode: the engine thread's park while callers drive grows from the first to the longest. */
+    private static final long FIRST_PARK_NS = CALLER_ACTIVE_NS;
+    private static final long LONGEST_PARK_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Adaptive mode: a caller's pass records its time only when the last record is older than this. */
+    private static final long CALLER_MARK_NS = TimeUnit.MICROSECONDS.toNanos(10);
     /** A pass's receive: none, one that does not wait, one whose first call waits for a datagram. */
     private static final int RX_NONE = 0;
     private static final int RX_POLL = 1;
@@ -48,8 +57,16 @@ final class Engine implements AutoCloseable {
     private volatile boolean running;
     private volatile boolean sleeping;
     private volatile boolean doorbellRung;
-    /** An invoker-mode thread is in, or about to enter, a receive that waits (see {@link #progressOrWait}). */
+    /** A caller's thread is in, or about to enter, a receive that waits (see {@link #progressOrWait}). */
     private volatile boolean waitingInReceive;
+    /** Adaptive mode: a caller's thread waits for an event and drives the engine meanwhile. */
+    private volatile boolean callerWaiting;
+    /** Adaptive mode: when ({@link System#nanoTime}) a caller last ran, or tried to run, a pass. */
+    private volatile long callerPassNs = System.nanoTime() - LONGEST_PARK_NS;
+    /** Adaptive mode: the engine thread's next park while callers drive (its own, not shared). */
+    private long parkNs = FIRST_PARK_NS;
+    /** Adaptive mode: times the engine thread took over from callers that stopped (its own; read by tests). */
+    private volatile long takeovers;
 
     Engine(ReentrantLock lock, Link link, Receiver receiver, Transmitter transmitter, QpTable qps,
             SendShares shares, Counters counters, FailureLog failures, NanoClock clock, Threading threading,
@@ -71,12 +88,36 @@ final class Engine implements AutoCloseable {
         return idle;
     }
 
+    /** Whether there is no engine thread: only callers run passes ({@link Threading#INVOKER}). */
     boolean invoker() {
         return threading == Threading.INVOKER;
     }
 
+    /** Whether a thread waiting for a completion event drives the engine itself (not {@link Threading#DEDICATED}). */
+    boolean waitersDrive() {
+        return threading != Threading.DEDICATED;
+    }
+
+    /**
+     * Whether the callers' threads are driving the engine now: always in invoker mode, in adaptive mode while one
+     * waits for an event or ran a pass within {@link #CALLER_ACTIVE_NS}. A responder then holds an ACK briefly for
+     * the answer the application is about to post ({@link AckQueue}).
+     */
+    boolean callersDrive() {
+        return switch (threading) {
+            case INVOKER -> true;
+            case DEDICATED -> false;
+            case ADAPTIVE -> callerWaiting || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
+        };
+    }
+
+    /** Adaptive mode: how many times the engine thread took over from callers that had stopped driving. */
+    long takeovers() {
+        return takeovers;
+    }
+
     void start(String name) {
-        if (threading == Threading.DEDICATED) {
+        if (threading != Threading.INVOKER) {
             running = true;
             thread = Thread.ofPlatform().daemon().name("jrdma-engine-" + name).start(this::run);
         }
@@ -84,64 +125,110 @@ final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------- progress
 
-    /** Rings the doorbell after a post: runs the engine now (invoker) or wakes its thread (dedicated). */
+    /**
+     * Rings the doorbell after a post: runs a pass on the caller's thread now (invoker, adaptive) or wakes the engine
+     * thread (dedicated). When another thread holds the lock, the rung bell makes it run one more pass.
+     */
     void doorbell() {
-        if (threading == Threading.INVOKER) {
-            if (lock.tryLock()) {
-                try {
-                    doWork(RX_NONE); // sends what was posted; the next poll receives
-                } finally {
-                    lock.unlock();
-                }
-            } else {
-                // another thread runs the engine, and may be asleep in a receive: it sends this post once it
-                // wakes, so it is woken (it reads doorbellRung after announcing the wait: one of us sees the other)
-                doorbellRung = true;
-                if (waitingInReceive) {
-                    link.wakeReceive();
-                }
+        doorbellRung = true; // before trying the lock: a holder that releases it and reads false saw this post
+        if (threading == Threading.DEDICATED) {
+            if (sleeping) {
+                link.wakeup();
             }
-        } else {
-            doorbellRung = true;
+            return;
+        }
+        markCaller();
+        if (passWhileRung(RX_NONE) < 0) {
+            // another thread runs the engine, and may be asleep in a receive or on the link: it sends this post once
+            // it wakes, so it is woken (it reads doorbellRung after announcing the wait: one of us sees the other)
+            if (waitingInReceive) {
+                link.wakeReceive();
+            }
             if (sleeping) {
                 link.wakeup();
             }
         }
     }
 
+    /** Records that a caller drives the engine now; a volatile write only every {@link #CALLER_MARK_NS}. */
+    private void markCaller() {
+        if (threading == Threading.ADAPTIVE) {
+            long now = System.nanoTime();
+            if (now - callerPassNs > CALLER_MARK_NS) {
+                callerPassNs = now;
+            }
+        }
+    }
+
     /**
-     * After a receive is posted: a dedicated engine is woken (a QP in ERR flushes it at once); an invoker engine
-     * waits for the next call, since only a poll can observe what the pass would do, and it runs a pass first.
+     * Passes on the calling thread while the lock is free and the doorbell rings: one, and another whenever a post
+     * rang it during the last (its poster found the lock taken). A pass that only sends ({@link #RX_NONE}) is the
+     * post's own; the next poll receives, one system call sooner on a request's way out.
+     *
+     * @return the work done, or -1 when another thread held the lock (it sees the rung bell)
+     */
+    private int passWhileRung(int rx) {
+        int work = -1;
+        while (lock.tryLock()) {
+            try {
+                if (doorbellRung) {
+                    doorbellRung = false; // read first: the poster's WQE happened before its ring
+                }
+                work = Math.max(work, 0) + doWork(rx);
+            } finally {
+                lock.unlock();
+            }
+            if (!doorbellRung) {
+                break;
+            }
+        }
+        return work;
+    }
+
+    /**
+     * After a receive is posted: a dedicated engine is woken (a QP in ERR flushes it at once), and so is an adaptive
+     * one asleep on the link; callers that drive the engine run that pass in their next poll.
      */
     void recvDoorbell() {
-        if (threading != Threading.INVOKER) {
+        if (threading == Threading.DEDICATED) {
             doorbell();
+        } else if (threading == Threading.ADAPTIVE && sleeping) {
+            doorbellRung = true;
+            link.wakeup();
         }
     }
 
-    /** One engine pass on the calling thread, unless another thread is in one (invoker mode only). */
+    /** One engine pass on the calling thread, unless another thread is in one (not in dedicated mode). */
     int progress() {
-        if (threading != Threading.INVOKER || !lock.tryLock()) {
+        if (threading == Threading.DEDICATED) {
             return 0;
         }
-        try {
-            return doWork();
-        } finally {
-            lock.unlock();
-        }
+        markCaller();
+        return Math.max(0, passWhileRung(RX_POLL));
     }
 
     /**
-     * Invoker mode, for a thread that waits for an event up to {@code leftNs}: a pass, and when it finds nothing to
-     * do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer is due, the
-     * caller waits that long), the wait is a receive that sleeps until the first datagram and takes it in the same
-     * call ({@link Link#receiveWaitNs}); a post from another thread meanwhile wakes it ({@link #doorbell}).
+     * For a thread that waits for an event up to {@code leftNs} (not in dedicated mode): a pass, and when it finds
+     * nothing to do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer is due,
+     * the caller waits that long), the wait is a receive that sleeps until the first datagram and takes it in the
+     * same call ({@link Link#receiveWaitNs}); a post from another thread meanwhile wakes it ({@link #doorbell}).
      * Otherwise a poll of at most a millisecond, and the caller's next pass receives. Another thread in the
-     * engine: parks briefly instead.
+     * engine: parks briefly instead. In adaptive mode the engine thread stays parked meanwhile.
      *
      * @return the work done (0 after a wait that ended without work)
      */
     int progressOrWait(long leftNs) {
+        callerWaiting = threading == Threading.ADAPTIVE;
+        try {
+            callerPassNs = System.nanoTime();
+            return waitInPass(leftNs);
+        } finally {
+            callerWaiting = false;
+            callerPassNs = System.nanoTime();
+        }
+    }
+
+    private int waitInPass(long leftNs) {
         if (!lock.tryLock()) {
             LockSupport.parkNanos(Math.min(leftNs, 50_000));
             return 0;
@@ -174,13 +261,39 @@ final class Engine implements AutoCloseable {
         }
     }
 
-    /** The dedicated engine thread: a pass, then the idle strategy, until closed. */
+    /**
+     * The engine thread: a pass, then the idle strategy, until closed. In adaptive mode it parks instead while callers
+     * drive the engine, longer each time they still do (up to {@link #LONGEST_PARK_NS}), and takes over when they
+     * stopped: a rung doorbell or no caller's pass within {@link #CALLER_ACTIVE_NS}.
+     */
     private void run() {
+        boolean adaptive = threading == Threading.ADAPTIVE;
+        boolean parked = false;
         while (running) {
+            if (adaptive && !doorbellRung && callersDrive()) {
+                LockSupport.parkNanos(parkNs);
+                parkNs = Math.min(LONGEST_PARK_NS, 2 * parkNs);
+                parked = true;
+                continue;
+            }
+            if (parked) {
+                parked = false;
+                parkNs = FIRST_PARK_NS;
+                takeovers++; // only this thread writes it
+            }
             int work;
-            lock.lock();
+            if (adaptive) {
+                if (!lock.tryLock()) { // a caller or the control path has it; the next turn looks again
+                    LockSupport.parkNanos(FIRST_PARK_NS);
+                    continue;
+                }
+            } else {
+                lock.lock();
+            }
             try {
-                doorbellRung = false;
+                if (doorbellRung) {
+                    doorbellRung = false; // read first: the poster's WQE happened before its ring
+                }
                 work = doWork();
             } catch (RuntimeException | Error e) {
                 // a failure outside any QP's turn and any packet's checks (those are caught there), such as the link's
@@ -195,10 +308,13 @@ final class Engine implements AutoCloseable {
         }
     }
 
-    /** The dedicated thread's sleep: on the link, until a datagram, a doorbell or the nearest timer. */
+    /**
+     * The engine thread's sleep: on the link, until a datagram, a doorbell or the nearest timer. An adaptive engine
+     * whose callers drive again does not sleep: it parks on its next turn.
+     */
     private void sleep() {
         sleeping = true;
-        if (!doorbellRung && running) {
+        if (!doorbellRung && running && !(threading == Threading.ADAPTIVE && callersDrive())) {
             link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(sleepBudgetNs())));
         }
         sleeping = false;
@@ -295,6 +411,7 @@ final class Engine implements AutoCloseable {
         }
         if (thread != null) {
             link.wakeup();
+            LockSupport.unpark(thread);
             try {
                 thread.join(TimeUnit.SECONDS.toMillis(5));
             } catch (InterruptedException e) {

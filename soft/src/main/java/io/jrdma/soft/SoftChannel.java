@@ -38,8 +38,9 @@ final class SoftChannel implements CompletionChannel {
             if (left <= 0) {
                 return null;
             }
-            if (engine.invoker()) {
-                // no engine thread: this waiting thread drives the device until an event or the deadline
+            if (engine.waitersDrive()) {
+                // this waiting thread drives the device until an event or the deadline: it sleeps in the kernel's
+                // receive, so the datagram that brings the event wakes it directly (one wake-up, not two)
                 engine.progressOrWait(left);
             } else {
                 try {

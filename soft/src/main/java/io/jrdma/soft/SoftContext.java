@@ -79,7 +79,7 @@ public final class SoftContext implements Context {
         this.events = new AsyncEvents(engine, counters);
     }
 
-    /** Starts the engine thread of a dedicated-mode device. */
+    /** Starts the engine thread of a dedicated- or adaptive-mode device. */
     void start(String name) {
         engine.start(name);
     }
@@ -89,9 +89,9 @@ public final class SoftContext implements Context {
         return engine.idleStrategy();
     }
 
-    /** Whether the callers' threads drive the engine ({@link Threading#INVOKER}). */
-    boolean invoker() {
-        return engine.invoker();
+    /** Whether the callers' threads drive the engine now (see {@link Engine#callersDrive}). */
+    boolean callersDrive() {
+        return engine.callersDrive();
     }
 
     /** The device's IPv4 address, as an int. */

@@ -232,7 +232,7 @@ public final class SoftDevice implements Device {
         private String name = "rxe0";
         private InetAddress address;
         private int port = Link.ROCE_PORT;
-        private Threading threading = Threading.DEDICATED;
+        private Threading threading = Threading.ADAPTIVE;
         private NanoClock clock = NanoClock.SYSTEM;
         private int linkMtu;
         private Path capture;
@@ -289,7 +289,7 @@ public final class SoftDevice implements Device {
             return this;
         }
 
-        /** Who drives the engine (default {@link Threading#DEDICATED}). */
+        /** Who drives the engine (default {@link Threading#ADAPTIVE}). */
         public Builder threading(Threading threading) {
             this.threading = Objects.requireNonNull(threading);
             return this;

@@ -5,7 +5,6 @@ import io.jrdma.verbs.spi.Provider;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -17,7 +16,8 @@ import java.util.Map;
  *       ({@code ~/.config/jrdma/devices.conf}; {@code jrdma.config} / {@code JRDMA_CONFIG} names another);</li>
  *   <li>one device {@code rxe0} on 127.0.0.1.</li>
  * </ol>
- * {@code jrdma.threading} / {@code JRDMA_THREADING} chooses {@code dedicated} (default) or {@code invoker}, and
+ * {@code jrdma.threading} / {@code JRDMA_THREADING} chooses {@code adaptive} (default), {@code invoker} or
+ * {@code dedicated}, and
  * {@code jrdma.idle} / {@code JRDMA_IDLE} a dedicated engine's {@link IdleStrategy#named idle strategy}. The
  * list is read again on every call, so a program sees devices added since it started.
  */
@@ -39,8 +39,7 @@ public final class SoftProvider implements Provider {
 
     @Override
     public List<Device> devices() {
-        Threading threading = Threading.valueOf(Settings.get("jrdma.threading", "JRDMA_THREADING", "dedicated")
-                .toUpperCase(Locale.ROOT));
+        Threading threading = threading(Settings.get("jrdma.threading", "JRDMA_THREADING", "adaptive"));
         String idle = Settings.get("jrdma.idle", "JRDMA_IDLE", "backoff"); // a device reads it when built
         List<Device> out = new ArrayList<>();
         for (DeviceConfig.Entry e : DeviceConfig.effective().entries()) {
@@ -51,5 +50,20 @@ public final class SoftProvider implements Provider {
             }
         }
         return out;
+    }
+
+    /**
+     * The threading a setting names: {@code adaptive}, {@code invoker} or {@code dedicated}, in any case.
+     *
+     * @throws IllegalArgumentException for any other name
+     */
+    static Threading threading(String name) {
+        for (Threading t : Threading.values()) {
+            if (t.name().equalsIgnoreCase(name.trim())) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown threading '" + name
+                + "' (jrdma.threading / JRDMA_THREADING): expected adaptive, invoker or dedicated");
     }
 }
