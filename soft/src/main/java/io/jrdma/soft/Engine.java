@@ -5,6 +5,7 @@ import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -34,6 +35,15 @@ final class Engine implements AutoCloseable {
     private static final long LONGEST_PARK_NS = TimeUnit.MILLISECONDS.toNanos(10);
     /** Adaptive mode: a caller's pass records its time only when the last record is older than this. */
     private static final long CALLER_MARK_NS = TimeUnit.MICROSECONDS.toNanos(10);
+    /**
+     * Adaptive mode: once callers' passes have found nothing to do for this long, a poll waits on the socket for up
+     * to {@link #CALLER_WAIT_NS} (a datagram ends the wait) instead of returning at once: a requester whose window is
+     * full, or a receiver whose peer is slow, stops spinning the CPU its peer may need (the kernel's NAPI busy-poll
+     * budget, then the interrupt).
+     */
+    static final long CALLER_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(100);
+    /** Adaptive mode: the longest a caller's poll waits on the socket (see {@link #CALLER_SPIN_NS}). */
+    static final long CALLER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** A pass's receive: none, one that does not wait, one whose first call waits for a datagram. */
     private static final int RX_NONE = 0;
     private static final int RX_POLL = 1;
@@ -65,6 +75,12 @@ final class Engine implements AutoCloseable {
     private volatile long callerPassNs = System.nanoTime() - LONGEST_PARK_NS;
     /** Adaptive mode: the engine thread's next park while callers drive (its own, not shared). */
     private long parkNs = FIRST_PARK_NS;
+    /** Adaptive mode: since when callers' passes have found nothing to do (0: the last did work). A hint: racy. */
+    private long callerIdleSinceNs;
+    /** Adaptive mode: the caller that waits on the socket ({@link Link#awaitReadable} is for one at a time). */
+    private final AtomicBoolean callerWaitTaken = new AtomicBoolean();
+    /** Adaptive mode: callers' polls that waited on the socket (a hint for tests and tuning: racy). */
+    private long callerWaits;
     /** Adaptive mode: times the engine thread took over from callers that stopped (its own; read by tests). */
     private volatile long takeovers;
 
@@ -198,13 +214,50 @@ final class Engine implements AutoCloseable {
         }
     }
 
-    /** One engine pass on the calling thread, unless another thread is in one (not in dedicated mode). */
+    /**
+     * One engine pass on the calling thread, unless another thread is in one (not in dedicated mode). In adaptive mode,
+     * when the callers' passes have found nothing to do for {@link #CALLER_SPIN_NS}, the call then waits on the socket
+     * for up to {@link #CALLER_WAIT_NS}, or until a datagram arrives (the next call receives it).
+     */
     int progress() {
         if (threading == Threading.DEDICATED) {
             return 0;
         }
         markCaller();
-        return Math.max(0, passWhileRung(RX_POLL));
+        int work = passWhileRung(RX_POLL);
+        if (threading == Threading.ADAPTIVE && work >= 0) {
+            idleCaller(work);
+        }
+        return Math.max(0, work);
+    }
+
+    /** After a caller's pass that did {@code work}: the adaptive back-off of {@link #progress}. */
+    private void idleCaller(int work) {
+        if (work > 0) {
+            callerIdleSinceNs = 0;
+            return;
+        }
+        long now = System.nanoTime();
+        long since = callerIdleSinceNs;
+        if (since == 0) {
+            callerIdleSinceNs = now;
+        } else if (now - since > CALLER_SPIN_NS && !doorbellRung) {
+            if (callerWaitTaken.compareAndSet(false, true)) {
+                try {
+                    callerWaits++;
+                    link.awaitReadable(CALLER_WAIT_NS);
+                } finally {
+                    callerWaitTaken.set(false);
+                }
+            } else {
+                LockSupport.parkNanos(CALLER_WAIT_NS); // another caller waits on the socket
+            }
+        }
+    }
+
+    /** Adaptive mode: how many polls waited on the socket after their passes kept finding nothing (a hint). */
+    long callerWaits() {
+        return callerWaits;
     }
 
     /**

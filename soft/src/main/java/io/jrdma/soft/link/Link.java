@@ -222,6 +222,14 @@ public interface Link extends AutoCloseable {
     /** Blocks until a datagram arrives, {@link #wakeup()} is called, or {@code timeoutMs} passes (0 = no wait). */
     void await(long timeoutMs);
 
+    /**
+     * Blocks until a datagram is waiting or {@code timeoutNs} passes (a {@link #wakeup} does not end it), reading
+     * nothing: the bounded wait of a caller's thread whose engine passes keep finding nothing to do. Safe beside the
+     * engine's use of the link, for one such caller at a time. A link that cannot wait to the nanosecond (NIO) parks
+     * the thread for the time instead.
+     */
+    void awaitReadable(long timeoutNs);
+
     /** Ends an {@link #await} in progress on another thread. */
     void wakeup();
 

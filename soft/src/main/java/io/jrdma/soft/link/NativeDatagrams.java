@@ -84,6 +84,9 @@ final class NativeDatagrams {
     private final Object wakeLock = new Object();
     private final int eventFd;
     private final MemorySegment pollFds;
+    /** A caller's {@link #awaitReadable}: the receive socket alone, and the timeout (one caller at a time). */
+    private final MemorySegment readablePollFd;
+    private final MemorySegment readableTimeout;
     private final MemorySegment eventRead;
     private final MemorySegment eventWrite;
     private boolean closed;
@@ -136,6 +139,10 @@ final class NativeDatagrams {
         pollFds.set(SHORT, 4, NativeUdp.POLLIN);
         pollFds.set(INT, 8, eventFd);
         pollFds.set(SHORT, 12, NativeUdp.POLLIN);
+        readablePollFd = arena.allocate(NativeUdp.POLLFD, 8);
+        readablePollFd.set(INT, 0, mainFd);
+        readablePollFd.set(SHORT, 4, NativeUdp.POLLIN);
+        readableTimeout = arena.allocate(16, 8);
         eventRead = arena.allocate(8, 8);
         eventWrite = arena.allocate(8, 8);
         eventWrite.set(LONG, 0, 1L);
@@ -321,6 +328,18 @@ final class NativeDatagrams {
         if (n > 0 && (pollFds.get(SHORT, 14) & NativeUdp.POLLIN) != 0) {
             NativeUdp.read(eventFd, eventRead, 8); // reset the wake-up
         }
+    }
+
+    /**
+     * Waits until the receive socket is readable or {@code timeoutNs} passes, to the nanosecond (ppoll), without
+     * reading anything and without consuming a {@link #wakeup}: for a caller's thread waiting beside the engine's,
+     * one at a time.
+     */
+    void awaitReadable(long timeoutNs) {
+        long ns = Math.max(0, timeoutNs);
+        readableTimeout.set(LONG, 0, ns / 1_000_000_000L);
+        readableTimeout.set(LONG, 8, ns % 1_000_000_000L);
+        NativeUdp.ppoll(readablePollFd, 1, readableTimeout);
     }
 
     /**

@@ -136,6 +136,11 @@ public final class NativeLink implements Link {
     }
 
     @Override
+    public void awaitReadable(long timeoutNs) {
+        nat.awaitReadable(timeoutNs);
+    }
+
+    @Override
     public void wakeup() {
         nat.wakeup();
     }

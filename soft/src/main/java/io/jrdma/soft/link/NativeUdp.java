@@ -84,6 +84,7 @@ final class NativeUdp {
     private static final MethodHandle SENDMSG;
     private static final MethodHandle RECVMMSG;
     private static final MethodHandle RECVMMSG_WAIT;
+    private static final MethodHandle PPOLL;
     private static final MethodHandle POLL;
     private static final MethodHandle EVENTFD;
     private static final MethodHandle READ;
@@ -103,6 +104,7 @@ final class NativeUdp {
         MethodHandle recvmmsg = null;
         MethodHandle recvmmsgWait = null;
         MethodHandle poll = null;
+        MethodHandle ppoll = null;
         MethodHandle eventfd = null;
         MethodHandle read = null;
         MethodHandle write = null;
@@ -142,6 +144,7 @@ final class NativeUdp {
                 // a receive that may sleep must leave the Java thread state (a safepoint must not wait for it)
                 recvmmsgWait = handle(linker, libc, "recvmmsg", recvmmsgArgs);
                 poll = handle(linker, libc, "poll", FunctionDescriptor.of(INT, a, LONG, INT));
+                ppoll = handle(linker, libc, "ppoll", FunctionDescriptor.of(INT, a, LONG, a, a));
                 eventfd = handle(linker, libc, "eventfd", FunctionDescriptor.of(INT, INT, INT));
                 read = handle(linker, libc, "read", FunctionDescriptor.of(LONG, INT, a, LONG));
                 write = handle(linker, libc, "write", FunctionDescriptor.of(LONG, INT, a, LONG));
@@ -160,6 +163,7 @@ final class NativeUdp {
         RECVMMSG = recvmmsg;
         RECVMMSG_WAIT = recvmmsgWait;
         POLL = poll;
+        PPOLL = ppoll;
         EVENTFD = eventfd;
         READ = read;
         WRITE = write;
@@ -346,6 +350,15 @@ final class NativeUdp {
     static int poll(MemorySegment fds, int count, int timeoutMs) {
         try {
             return (int) POLL.invokeExact(fds, (long) count, timeoutMs);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** ppoll(2) with a {@code struct timespec} timeout and no signal mask. */
+    static int ppoll(MemorySegment fds, int count, MemorySegment timespec) {
+        try {
+            return (int) PPOLL.invokeExact(fds, (long) count, timespec, MemorySegment.NULL);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

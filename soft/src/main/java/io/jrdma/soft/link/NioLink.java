@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import jdk.net.ExtendedSocketOptions;
 
@@ -237,6 +238,11 @@ public final class NioLink implements Link {
         } catch (IOException e) {
             // a failed wait is a spurious wake-up: the caller polls again
         }
+    }
+
+    @Override
+    public void awaitReadable(long timeoutNs) {
+        LockSupport.parkNanos(timeoutNs); // a selector waits to the millisecond only
     }
 
     @Override

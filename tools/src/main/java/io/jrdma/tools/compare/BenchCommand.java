@@ -30,9 +30,12 @@ import picocli.CommandLine.Option;
                 + "against the goal. Scenarios: " + "write-bw, send-lat, msg-rate, read-bw, qp-scaling."})
 public final class BenchCommand implements Callable<Integer> {
 
-    /** The engine threading each scenario uses unless told otherwise (docs/benchmarks/nio-aeron.md says why). */
-    static final Map<Scenario, String> DEFAULT_THREADING = defaults("INVOKER", "INVOKER", "INVOKER", "INVOKER",
-            "INVOKER");
+    /**
+     * The engine threading each scenario uses unless told otherwise: the library's default, so the figures are what a
+     * program gets that does not choose (docs/benchmarks/contention.md says why it is the default).
+     */
+    static final Map<Scenario, String> DEFAULT_THREADING = defaults("ADAPTIVE", "ADAPTIVE", "ADAPTIVE", "ADAPTIVE",
+            "ADAPTIVE");
     /**
      * The Aeron media driver's threading mode each scenario uses unless told otherwise: a shared driver thread with a
      * backoff idle strategy for the streams, one busy thread per process (INVOKER) for ping-pong (see
@@ -66,8 +69,8 @@ public final class BenchCommand implements Callable<Integer> {
     private List<String> only = new ArrayList<>();
 
     @Option(names = {"-t", "--threading"}, split = ",", paramLabel = "[SCENARIO=]MODE",
-            description = "jrdma engine threading, INVOKER or DEDICATED, for all scenarios or per scenario "
-                    + "(default INVOKER everywhere)")
+            description = "jrdma engine threading, ADAPTIVE, INVOKER or DEDICATED, for all scenarios or per "
+                    + "scenario (default ADAPTIVE everywhere, the library's default)")
     private List<String> threading = new ArrayList<>();
 
     @Option(names = "--aeron-threading", split = ",", paramLabel = "[SCENARIO=]MODE",
@@ -266,7 +269,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         return new BenchConfig(List.copyOf(scenarios), w, d, n, r, serverAddress, clientAddress, port, aeronPort,
-                (long) (timeout * 1000), perScenario(threading, DEFAULT_THREADING, Set.of("INVOKER", "DEDICATED"),
+                (long) (timeout * 1000), perScenario(threading, DEFAULT_THREADING, Set.of("ADAPTIVE", "INVOKER", "DEDICATED"),
                 "--threading"), perScenario(aeronThreading, DEFAULT_AERON_THREADING,
                 Set.of("INVOKER", "SHARED", "SHARED_NETWORK", "DEDICATED"), "--aeron-threading"), aeronMtu,
                 List.copyOf(jvmArgs), Set.copyOf(corrupt), quick, load);

@@ -3,6 +3,7 @@ package io.jrdma.tools.perftest;
 import io.jrdma.examples.QpConnect;
 import io.jrdma.examples.Resources;
 import io.jrdma.tools.ToolSession;
+import io.jrdma.tools.WarmUp;
 import io.jrdma.tools.perftest.Exchange.Dest;
 import io.jrdma.tools.perftest.Tool.Verb;
 import io.jrdma.verbs.Access;
@@ -64,6 +65,7 @@ final class Perftest implements ToolSession {
     private final Options o;
     private final Tool tool;
     private final PrintStream out;
+    private final PrintStream err;
     private final Arena arena = Arena.ofShared();
     private Context context;
     private CompletionChannel channel;
@@ -84,10 +86,11 @@ final class Perftest implements ToolSession {
     private int rxDepth;
     private int cqMod;
 
-    private Perftest(Options o, PrintStream out) {
+    private Perftest(Options o, PrintStream out, PrintStream err) {
         this.o = o;
         this.tool = o.tool;
         this.out = out;
+        this.err = err;
     }
 
     /** Runs {@code tool} with {@code args}; returns the exit status (0 success, 1 failure or bad usage). */
@@ -108,7 +111,7 @@ final class Perftest implements ToolSession {
             out.println("Version: " + Exchange.VERSION);
             return 0;
         }
-        return ToolSession.execute(tool.command, new Perftest(o, out), out, err);
+        return ToolSession.execute(tool.command, new Perftest(o, out, err), out, err);
     }
 
     @Override
@@ -127,6 +130,7 @@ final class Perftest implements ToolSession {
         if (o.duration > 0) {
             cqMod = 1; // jrdma signals every request in duration mode, so that the run drains exactly
         }
+        WarmUp.run(context, o.ibPort, gidIndex, o.size, err);
         if (!o.client()) {
             out.println();
             out.println("************************************");

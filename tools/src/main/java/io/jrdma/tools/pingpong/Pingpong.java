@@ -3,6 +3,7 @@ package io.jrdma.tools.pingpong;
 import io.jrdma.examples.QpConnect;
 import io.jrdma.examples.Resources;
 import io.jrdma.tools.ToolSession;
+import io.jrdma.tools.WarmUp;
 import io.jrdma.tools.pingpong.Exchange.Dest;
 import io.jrdma.tools.pingpong.Options.Kind;
 import io.jrdma.verbs.Access;
@@ -63,6 +64,7 @@ final class Pingpong implements ToolSession {
 
     private final Options o;
     private final PrintStream out;
+    private final PrintStream err;
     private final Arena arena = Arena.ofShared();
     private Context context;
     private CompletionChannel channel;
@@ -76,9 +78,10 @@ final class Pingpong implements ToolSession {
     private final SendWr sendWr = new SendWr();
     private final RecvWr recvWr = new RecvWr();
 
-    private Pingpong(Options o, PrintStream out) {
+    private Pingpong(Options o, PrintStream out, PrintStream err) {
         this.o = o;
         this.out = out;
+        this.err = err;
     }
 
     /** Runs the tool with {@code args}; returns the exit status (0 success, 1 failure or bad usage, as the real). */
@@ -95,7 +98,7 @@ final class Pingpong implements ToolSession {
             out.println(o.usage());
             return 0;
         }
-        return ToolSession.execute(kind.tool, new Pingpong(o, out), out, err);
+        return ToolSession.execute(kind.tool, new Pingpong(o, out, err), out, err);
     }
 
     @Override
@@ -144,6 +147,7 @@ final class Pingpong implements ToolSession {
         if (channel != null) {
             cq.requestNotify(false);
         }
+        WarmUp.run(context, o.ibPort, o.gidIdx, o.size, err);
         Gid gid = o.gidIdx >= 0 ? context.queryGid(o.ibPort, o.gidIdx) : Gid.ZERO;
         Dest local = new Dest(port.lid(), qp.qpNum(), ThreadLocalRandom.current().nextInt(1 << 24), gid);
         out.printf(Locale.ROOT, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x%s GID %s%n", local.lid(),
