@@ -561,6 +561,12 @@ public final class SoftContext implements Context {
         return engine.progress();
     }
 
+    /** True in {@link Threading#INVOKER} mode, the one without an engine thread. */
+    @Override
+    public boolean needsProgress() {
+        return engine.invoker();
+    }
+
     @Override
     public void close() {
         lock.lock();

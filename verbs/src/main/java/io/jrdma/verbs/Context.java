@@ -52,6 +52,16 @@ public interface Context extends AutoCloseable {
      */
     int progress();
 
+    /**
+     * Whether this context makes progress only inside its caller's calls (posts, polls, {@link #progress()}, waits on
+     * its completion channels): then a thread that blocks on anything else, such as its own socket, must call
+     * {@code progress()} meanwhile, or its peers' requests go unanswered and their retries run out. False when the
+     * device has a thread of its own that takes over (or is hardware).
+     */
+    default boolean needsProgress() {
+        return false;
+    }
+
     /** Closes the device (ibv_close_device); EBUSY while a PD, CQ or channel is still open. */
     @Override
     void close();

@@ -140,7 +140,9 @@ final class Perftest implements ToolSession {
         }
         exchange = o.client() ? Exchange.connect(o.serverName, o.port, o.timeoutMs)
                 : Exchange.accept(o.port, o.timeoutMs);
-        exchange.driveWhileWaiting(context::progress); // an invoker-mode device answers its peer meanwhile
+        if (context.needsProgress()) {
+            exchange.driveWhileWaiting(context::progress); // an invoker-mode device answers its peer meanwhile
+        }
         exchange.exchangeVersions();
         int[] sys = exchange.exchangeSysData(cycle, cacheLine);
         cycle = Math.max(cycle, sys[0]);
