@@ -215,25 +215,39 @@ final class Engine implements AutoCloseable {
     }
 
     /**
-     * One engine pass on the calling thread, unless another thread is in one (not in dedicated mode). In adaptive mode,
-     * when the callers' passes have found nothing to do for {@link #CALLER_SPIN_NS}, the call then waits on the socket
-     * for up to {@link #CALLER_WAIT_NS}, or until a datagram arrives (the next call receives it).
+     * One engine pass on the calling thread, unless another thread is in one (not in dedicated mode), then the
+     * adaptive back-off of {@link #callerIdle}: {@code Context.progress()}.
      */
     int progress() {
-        if (threading == Threading.DEDICATED) {
-            return 0;
-        }
-        markCaller();
-        int work = passWhileRung(RX_POLL);
-        if (threading == Threading.ADAPTIVE && work >= 0) {
-            idleCaller(work);
-        }
+        int work = callerPass();
+        callerIdle(work, false);
         return Math.max(0, work);
     }
 
-    /** After a caller's pass that did {@code work}: the adaptive back-off of {@link #progress}. */
-    private void idleCaller(int work) {
-        if (work > 0) {
+    /**
+     * A caller's pass (a poll's): one engine pass on the calling thread, unless another thread is in one.
+     *
+     * @return the work done, or -1 when no pass ran (dedicated mode, or another thread held the lock)
+     */
+    int callerPass() {
+        if (threading == Threading.DEDICATED) {
+            return -1;
+        }
+        markCaller();
+        return passWhileRung(RX_POLL);
+    }
+
+    /**
+     * After a caller's pass that did {@code work} (-1: none ran), and whose poll {@code found} completions or not. In
+     * adaptive mode, when the callers' passes have found nothing to do for {@link #CALLER_SPIN_NS} and this poll found
+     * nothing either, the call waits on the socket for up to {@link #CALLER_WAIT_NS}, or until a datagram arrives
+     * (the next call receives it).
+     */
+    void callerIdle(int work, boolean found) {
+        if (threading != Threading.ADAPTIVE || work < 0) {
+            return;
+        }
+        if (work > 0 || found) {
             callerIdleSinceNs = 0;
             return;
         }

@@ -53,7 +53,8 @@ final class SoftCq implements CompletionQueue {
 
     @Override
     public int poll(WorkCompletion[] wcs, int max) {
-        context.engine.progress();
+        Engine engine = context.engine;
+        int work = engine.callerPass();
         long h = head;
         long available = tail - h;
         if (available == 0 && overrun) {
@@ -67,6 +68,7 @@ final class SoftCq implements CompletionQueue {
         if (n > 0) {
             head = h + n;
         }
+        engine.callerIdle(work, n > 0);
         return n;
     }
 
