@@ -22,7 +22,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <ol>
  *   <li><b>Warm-up</b> ({@code warmup_ms}): back-to-back 2-byte round trips, as in the wake phase but without gaps,
- *       so that both sides' paths are compiled. The client ends it with the message {@link #PHASE}.</li>
+ *       so that both sides' paths are compiled; a client that will idle on a completion channel waits for its
+ *       answers there in the first half (its idle wait's code is then as warm as the server's), and the second
+ *       half's round trips are reported for reference ({@code busy_*}, the progress line's "RTT busy"). The client
+ *       ends it with the message {@link #PHASE}.</li>
  *   <li><b>Idle</b>: both sides idle as the case says (below) for {@code settle_ms}, then for the measured interval
  *       ({@code idle_ms}, {@code --duration}, default 10 s). Each process samples its own CPU time at the interval's
  *       edges, inside the process: {@link Cpu#preciseProcessNs} (every thread of the JVM, the engine's, the
@@ -90,6 +93,10 @@ final class IdleBench {
     /** One timed exchange: sends {@code v}, waits for the answer, returns {@link System#nanoTime} when it came. */
     interface RoundTrip {
         long run(short v) throws Exception;
+
+        /** The warm-up is half over: from now on the exchange waits as it will in the wake phase. */
+        default void halfWarm() {
+        }
     }
 
     /** A way to idle until {@link System#nanoTime} reaches {@code endNs}. */
@@ -153,10 +160,15 @@ final class IdleBench {
         long end = start + warmNs;
         long[] busy = new long[BUSY_SAMPLES];
         int n = 0;
+        boolean second = false;
         for (int i = 0; i < MIN_WARM || System.nanoTime() - end < 0; i++) {
             long t0 = System.nanoTime();
+            if (!second && (t0 - half >= 0 || i == MIN_WARM / 2)) {
+                second = true;
+                rt.halfWarm();
+            }
             long t1 = rt.run(value(i));
-            if (t0 - half >= 0 && n < busy.length) {
+            if (second && n < busy.length) {
                 busy[n++] = t1 - t0;
             }
             deadline.check("warming up");

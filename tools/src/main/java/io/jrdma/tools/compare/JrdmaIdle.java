@@ -19,7 +19,8 @@ import java.util.function.BooleanSupplier;
  * 2-byte inline SENDs. Mode {@code channel}: the application waits on the receive CQ's completion channel, and the
  * server echoes every message (every 16th echo signalled); mode {@code sleep}: the application sleeps through the
  * idle interval and otherwise polls the receive CQ every millisecond, and the server does not answer: the client
- * times its SEND's completion (every client SEND is signalled), which the server device's ACK brings.
+ * times its SEND's completion (every client SEND is signalled), which the server device's ACK brings. The client
+ * spins for its answers, except in the first half of a channel-mode warm-up, where it waits on its channel.
  */
 final class JrdmaIdle {
 
@@ -44,10 +45,13 @@ final class JrdmaIdle {
     private long sent;
     private long sendsDone;
     private long echoes;
+    /** The client waits for echoes on its completion channel (the first half of the warm-up, channel mode). */
+    private boolean waitForEcho;
 
     private JrdmaIdle(JrdmaSide side, Params p, Deadline deadline) {
         this.side = side;
         this.channel = channelMode(p);
+        this.waitForEcho = channel;
         this.deadline = deadline;
         this.send = new SendWr().opcode(WrOpcode.SEND).sg(new Sge(side.addr(0), SIZE, side.lkey()));
         this.recv = new RecvWr().sg(new Sge(0, SIZE, side.lkey()));
@@ -89,7 +93,17 @@ final class JrdmaIdle {
             JrdmaIdle c = new JrdmaIdle(side, p, deadline);
             c.postReceives();
             side.connect(control, false, deadline.nanos());
-            IdleBench.RoundTrip rt = c::roundTrip;
+            IdleBench.RoundTrip rt = new IdleBench.RoundTrip() {
+                @Override
+                public long run(short v) throws Exception {
+                    return c.roundTrip(v);
+                }
+
+                @Override
+                public void halfWarm() {
+                    c.waitForEcho = false; // from now on the client spins for its answers
+                }
+            };
             String busy = IdleBench.warmUp(p, rt, deadline);
             IdleBench.Interval idle = IdleBench.idle(p, c::idleUntil);
             control.await("awake", deadline.nanos());
@@ -129,7 +143,18 @@ final class JrdmaIdle {
             if (deadline.passed()) {
                 throw deadline.timeout("waiting for an echo");
             }
-            Thread.onSpinWait();
+            if (waitForEcho) {
+                cq.requestNotify(false);
+                if (cq.poll(one, 1) == 1) {
+                    break;
+                }
+                CompletionQueue ev = side.channel().awaitEvent(WAIT_SLICE);
+                if (ev != null) {
+                    ev.ackEvents(1);
+                }
+            } else {
+                Thread.onSpinWait();
+            }
         }
         long t1 = System.nanoTime();
         short echo = received();
