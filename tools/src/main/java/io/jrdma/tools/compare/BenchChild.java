@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * One process of a benchmark run, started by {@code jrdma bench} with {@code key=value} arguments: {@code role}
- * (server or client), {@code system} (jrdma, tcp, udp, aeron), {@code workload} (bw, rate, read, lat) and the
+ * (server or client), {@code system} (jrdma, tcp, udp, aeron), {@code workload} (bw, rate, read, lat, idle) and the
  * workload's parameters. It connects the control connection (the server listens on {@code self:port}, the client
  * connects from {@code self}), runs its side and prints one line {@code result key=value ...} on stdout. Several
  * runs, separated by the word {@value #NEXT}, run one after the other, each with its own control connection and
@@ -109,6 +109,10 @@ public final class BenchChild {
                 case "tcp/rate/client" -> NioBench.rateSend(p, control, deadline);
                 case "udp/lat/server" -> NioBench.udpPong(p, control, deadline);
                 case "udp/lat/client" -> NioBench.udpPing(p, control, deadline);
+                case "jrdma/idle/server" -> JrdmaIdle.serve(p, control, deadline);
+                case "jrdma/idle/client" -> JrdmaIdle.client(p, control, deadline);
+                case "udp/idle/server" -> IdleBench.udpServe(p, control, deadline);
+                case "udp/idle/client" -> IdleBench.udpClient(p, control, deadline);
                 case "aeron/bw/server", "aeron/rate/server" -> AeronBench.streamReceive(p, control, deadline);
                 case "aeron/bw/client", "aeron/rate/client" -> AeronBench.streamSend(p, control, deadline);
                 case "aeron/lat/server" -> AeronBench.pong(p, control, deadline);

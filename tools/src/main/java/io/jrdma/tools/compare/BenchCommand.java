@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Runs jrdma and its baselines (Java NIO TCP/UDP, Aeron UDP) as pairs of child processes on "
                 + "loopback and prints one table: the jrdma figure, the baseline figure, their ratio and the verdict "
-                + "against the goal. Scenarios: " + "write-bw, send-lat, msg-rate, read-bw, qp-scaling."})
+                + "against the goal. Scenarios: write-bw, send-lat, msg-rate, read-bw, qp-scaling, idle."})
 public final class BenchCommand implements Callable<Integer> {
 
     /**
@@ -35,21 +35,22 @@ public final class BenchCommand implements Callable<Integer> {
      * program gets that does not choose (docs/benchmarks/contention.md says why it is the default).
      */
     static final Map<Scenario, String> DEFAULT_THREADING = defaults("ADAPTIVE", "ADAPTIVE", "ADAPTIVE", "ADAPTIVE",
-            "ADAPTIVE");
+            "ADAPTIVE", "ADAPTIVE");
     /**
      * The Aeron media driver's threading mode each scenario uses unless told otherwise: a shared driver thread with a
      * backoff idle strategy for the streams, one busy thread per process (INVOKER) for ping-pong (see
-     * docs/benchmarks/nio-aeron.md); read-bw and qp-scaling have no Aeron case.
+     * docs/benchmarks/nio-aeron.md); read-bw, qp-scaling and idle have no Aeron case.
      */
     static final Map<Scenario, String> DEFAULT_AERON_THREADING = defaults("SHARED", "INVOKER", "SHARED",
-            "INVOKER", "INVOKER");
+            "INVOKER", "INVOKER", "INVOKER");
 
     @Option(names = "--quick", description = "tiny runs (for tests): 0.1 s warm-up, 0.2 s measured, 1 repetition, "
             + "shallow queues")
     private boolean quick;
 
     @Option(names = {"-d", "--duration"}, paramLabel = "SECONDS",
-            description = "measured interval of each run (default 3, --quick 0.2)")
+            description = "measured interval of each run (default 3, --quick 0.2); the idle scenario's idle "
+                    + "interval (default 10, --quick 0.2)")
     private Double duration;
 
     @Option(names = {"-w", "--warmup"}, paramLabel = "SECONDS",
@@ -65,12 +66,13 @@ public final class BenchCommand implements Callable<Integer> {
     private Integer repeat;
 
     @Option(names = "--only", split = ",", paramLabel = "SCENARIO",
-            description = "run only these scenarios: write-bw, send-lat, msg-rate, read-bw, qp-scaling")
+            description = "run only these scenarios: write-bw, send-lat, msg-rate, read-bw, qp-scaling, idle")
     private List<String> only = new ArrayList<>();
 
     @Option(names = {"-t", "--threading"}, split = ",", paramLabel = "[SCENARIO=]MODE",
             description = "jrdma engine threading, ADAPTIVE, INVOKER or DEDICATED, for all scenarios or per "
-                    + "scenario (default ADAPTIVE everywhere, the library's default)")
+                    + "scenario (default ADAPTIVE everywhere, the library's default; idle needs an engine thread: "
+                    + "not INVOKER)")
     private List<String> threading = new ArrayList<>();
 
     @Option(names = "--aeron-threading", split = ",", paramLabel = "[SCENARIO=]MODE",
@@ -150,10 +152,13 @@ public final class BenchCommand implements Callable<Integer> {
         List<String> failures = new ArrayList<>();
         List<Row> rows = new ArrayList<>();
         int total = 0;
+        long budgetMs = 0; // what every run may take, and one more: the bound of the load processes
         for (Scenario s : c.scenarios()) {
-            total += Cases.of(s, c).size() * c.repeat();
+            int runs = Cases.of(s, c).size() * c.repeat();
+            total += runs;
+            budgetMs += (runs + 1) * c.childTimeoutMs(s);
         }
-        try (CpuLoad busy = CpuLoad.start(c.load(), (total + 1) * c.childTimeoutMs())) {
+        try (CpuLoad busy = CpuLoad.start(c.load(), budgetMs)) {
             runAll(c, total, failures, rows);
             if (c.load() > 0) {
                 err.println(busy.describe());
@@ -199,7 +204,8 @@ public final class BenchCommand implements Callable<Integer> {
                                 ? k.params().with("corrupt", BenchConfig.CORRUPT_MESSAGE) : k.params();
                         params.add(verbose ? p.with("debug", true).with("trace", true) : p);
                     }
-                    List<ChildPair.Outcome> outcomes = ChildPair.run(c, params, c.childTimeoutMs() * group.size());
+                    List<ChildPair.Outcome> outcomes = ChildPair.run(c, params,
+                            c.childTimeoutMs(s) * group.size());
                     for (int i = 0; i < group.size(); i++) {
                         Case k = group.get(i);
                         ChildPair.Outcome o = outcomes.get(i);
@@ -238,6 +244,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         long w = millis(warmup, quick ? 0.1 : 1, "--warmup", 0);
         long d = millis(duration, quick ? 0.2 : 3, "--duration", 1);
+        long idle = millis(duration, quick ? 0.2 : 10, "--duration", 1);
         int n = iterations != null ? iterations : quick ? 5_000 : 1_000_000;
         int r = repeat != null ? repeat : quick ? 1 : 3;
         if (n < 1 || n > 50_000_000) {
@@ -263,16 +270,22 @@ public final class BenchCommand implements Callable<Integer> {
         if (load < 0 || load > 16) {
             throw new IllegalArgumentException("--load must be 0..16 busy processes");
         }
+        Map<Scenario, String> modes = perScenario(threading, DEFAULT_THREADING, Set.of("ADAPTIVE", "INVOKER",
+                "DEDICATED"), "--threading");
+        if (scenarios.contains(Scenario.IDLE) && modes.get(Scenario.IDLE).equals("INVOKER")) {
+            throw new IllegalArgumentException("--threading: the idle scenario needs an engine thread (ADAPTIVE or "
+                    + "DEDICATED): with INVOKER a sleeping application leaves its peer unanswered (add idle=ADAPTIVE "
+                    + "or leave idle out)");
+        }
         for (String sys : corrupt) {
             if (!Set.of("jrdma", "tcp", "udp", "aeron").contains(sys)) {
                 throw new IllegalArgumentException("--test-corrupt: unknown system " + sys);
             }
         }
         return new BenchConfig(List.copyOf(scenarios), w, d, n, r, serverAddress, clientAddress, port, aeronPort,
-                (long) (timeout * 1000), perScenario(threading, DEFAULT_THREADING, Set.of("ADAPTIVE", "INVOKER", "DEDICATED"),
-                "--threading"), perScenario(aeronThreading, DEFAULT_AERON_THREADING,
+                (long) (timeout * 1000), modes, perScenario(aeronThreading, DEFAULT_AERON_THREADING,
                 Set.of("INVOKER", "SHARED", "SHARED_NETWORK", "DEDICATED"), "--aeron-threading"), aeronMtu,
-                List.copyOf(jvmArgs), Set.copyOf(corrupt), quick, load);
+                List.copyOf(jvmArgs), Set.copyOf(corrupt), quick, load, idle);
     }
 
     private static long millis(Double seconds, double dflt, String name, long min) {
@@ -340,6 +353,8 @@ public final class BenchCommand implements Callable<Integer> {
                 + "jrdma threading %s%s%s", Machine.describe(), c.warmupMs() / 1000.0, c.durationMs() / 1000.0,
                 c.repeat(), modes(c.threading(), c.scenarios()), aeron,
                 c.quick() ? "; --quick (figures meaningless)" : "")
+                + (c.scenarios().contains(Scenario.IDLE) ? String.format(Locale.ROOT, "; idle interval %.1f s",
+                        c.idleMs() / 1000.0) : "")
                 + (c.load() == 0 ? "" : "; --load " + c.load() + " (busy-loop processes beside every case)");
     }
 

@@ -25,17 +25,22 @@ import java.util.Set;
  * @param corrupt        systems whose sender corrupts one message (test hook), usually empty
  * @param quick          tiny runs for tests
  * @param load           busy processes running beside every case ({@link CpuLoad}), 0 for none
+ * @param idleMs         the idle scenario's measured idle interval ({@code --duration}, else 10 s)
  */
 record BenchConfig(List<Scenario> scenarios, long warmupMs, long durationMs, int iterations, int repeat,
         String serverAddress, String clientAddress, int port, int aeronPort, long timeoutMs,
         Map<Scenario, String> threading, Map<Scenario, String> aeronThreading, int aeronMtu, List<String> jvmArgs,
-        Set<String> corrupt, boolean quick, int load) {
+        Set<String> corrupt, boolean quick, int load, long idleMs) {
 
     /** The message of each ping that the corrupt hook damages (early, so that every run reaches it). */
     static final long CORRUPT_MESSAGE = 5;
 
-    /** The child's budget: warm-up, measurement, and the allowance for the rest. */
-    long childTimeoutMs() {
-        return warmupMs + durationMs + timeoutMs;
+    /**
+     * The budget of a child running one case of {@code s}: warm-up, measurement, and the allowance for the rest; for
+     * the idle scenario its idle interval, settle time and wake phase instead of the measurement.
+     */
+    long childTimeoutMs(Scenario s) {
+        long measured = s == Scenario.IDLE ? idleMs + IdleBench.extraMs(quick) : durationMs;
+        return warmupMs + measured + timeoutMs;
     }
 }

@@ -120,6 +120,16 @@ final class Cases {
                             .with("signal", depth / 8).with("ring", 2 * depth)));
                 }
             }
+            case IDLE -> {
+                Params idle = base.with("workload", "idle").with("idle_ms", c.idleMs())
+                        .with("settle_ms", IdleBench.settleMs(c.quick())).with("wakes", IdleBench.wakes(c.quick()));
+                cases.add(new Case("jrdma-channel", "jrdma, app on a completion channel", idle.with("system", "jrdma")
+                        .with("mode", "channel")));
+                cases.add(new Case("jrdma-sleep", "jrdma, app sleeping", idle.with("system", "jrdma")
+                        .with("mode", "sleep")));
+                cases.add(new Case("udp", "NIO UDP blocked receive", idle.with("system", "udp")
+                        .with("mode", "blocking")));
+            }
             default -> throw new IllegalArgumentException("no cases for " + s);
         }
         return cases;
@@ -138,7 +148,7 @@ final class Cases {
                 .with("warmup_ms", c.warmupMs())
                 .with("duration_ms", c.durationMs())
                 .with("iters", c.iterations())
-                .with("timeout_ms", c.childTimeoutMs())
+                .with("timeout_ms", c.childTimeoutMs(s))
                 .with("threading", c.threading().get(s))
                 .with("aeron_port", c.aeronPort())
                 .with("aeron_threading", aeronThreading)
@@ -147,6 +157,28 @@ final class Cases {
                 .with("aeron_term", 16 * MIB)
                 .with("aeron_window", 2 * MIB)
                 .with("aeron_sobuf", 2 * MIB);
+    }
+
+    /**
+     * The idle scenario's rows: each jrdma variant's idle CPU against the goal (the NIO UDP figure beside it), and
+     * its round trips after idle gaps against NIO UDP's (see {@link IdleBench}).
+     */
+    private static void idleRows(Results r, List<Row> rows) {
+        String udp = "NIO UDP blocked receive";
+        String[][] variants = {{"jrdma-sleep", "app sleeping"}, {"jrdma-channel", "app on a channel"}};
+        double udpCpu = r.median("udp", Figures::idleCpuPercent);
+        for (String[] v : variants) {
+            rows.add(new Row("idle, " + v[1], "% of a core, busier side", r.median(v[0], Figures::idleCpuPercent),
+                    udp, udpCpu, Row.Goal.BELOW, IdleBench.IDLE_LIMIT_PERCENT));
+        }
+        String after = " after " + IdleBench.GAP_MIN_US / 1000 + "-" + IdleBench.GAP_MAX_US / 1000 + " ms idle";
+        for (String[] v : new String[][] {{"jrdma-channel", "wake, app on a channel"},
+            {"jrdma-sleep", "wake, app sleeping (ACK)"}}) {
+            rows.add(new Row(v[1], "p50 RTT us" + after, r.median(v[0], Figures::wakeP50Micros), udp,
+                    r.median("udp", Figures::wakeP50Micros), Row.Goal.INFO));
+            rows.add(new Row(v[1], "p99 RTT us" + after, r.median(v[0], Figures::wakeP99Micros), udp,
+                    r.median("udp", Figures::wakeP99Micros), Row.Goal.WITHIN, IdleBench.WAKE_MARGIN_US));
+        }
     }
 
     static String sizeName(int size) {
@@ -217,6 +249,7 @@ final class Cases {
                     }
                 }
             }
+            case IDLE -> idleRows(r, rows);
             default -> throw new IllegalArgumentException("no rows for " + s);
         }
         return rows;

@@ -13,7 +13,9 @@ enum Scenario {
     /** RDMA READ bandwidth at 64 KiB and 1 MiB against a TCP stream of the same message size. */
     READ_BW("read-bw"),
     /** WRITE and READ bandwidth with 1, 2, 4 and 8 QPs, against 1 QP. */
-    QP_SCALING("qp-scaling");
+    QP_SCALING("qp-scaling"),
+    /** An idle connected device's CPU time, and its round trip after idle gaps, against NIO UDP ({@link IdleBench}). */
+    IDLE("idle");
 
     final String id;
 

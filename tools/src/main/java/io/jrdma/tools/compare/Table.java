@@ -13,13 +13,14 @@ final class Table {
     private Table() {
     }
 
-    /** A figure with as many decimals as its size needs: 812, 81.2, 8.12; "n/a" when missing. */
+    /** A figure with as many decimals as its size needs: 812, 81.2, 8.12, 0.081; "n/a" when missing. */
     static String number(double v) {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return "n/a";
         }
         double a = Math.abs(v);
-        String f = a >= 1000 ? "%,.0f" : a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f";
+        String f = a >= 1000 ? "%,.0f" : a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 0.1 || a == 0 ? "%.2f"
+                : "%.3f";
         return String.format(Locale.ROOT, f, v);
     }
 
@@ -29,7 +30,7 @@ final class Table {
 
     private static String[] cells(Row r) {
         return new String[] {r.scenario(), r.metric(), number(r.jrdma()), r.baseline(), number(r.base()),
-            ratio(r.ratio()), r.goal().text, r.verdict()};
+            ratio(r.ratio()), r.goalText(), r.verdict()};
     }
 
     /** The aligned text table. */
@@ -74,8 +75,14 @@ final class Table {
         out.println("scenario,metric,jrdma,baseline,baseline_value,ratio,goal,result");
         for (Row r : rows) {
             out.println(String.join(",", quote(r.scenario()), quote(r.metric()), raw(r.jrdma()), quote(r.baseline()),
-                    raw(r.base()), raw(r.ratio()), quote(r.goal().name().toLowerCase(Locale.ROOT)), r.verdict()));
+                    raw(r.base()), raw(r.ratio()), quote(goal(r)), r.verdict()));
         }
+    }
+
+    /** The goal's name, and its limit where it has one ({@code below 1}, {@code within 50}). */
+    private static String goal(Row r) {
+        String name = r.goal().name().toLowerCase(Locale.ROOT);
+        return Double.isNaN(r.limit()) ? name : name + " " + Row.plain(r.limit());
     }
 
     private static String raw(double v) {

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -71,11 +72,17 @@ class BenchCommandTest {
             "\"write-bw 64 KiB, 2 QPs\",MB/s,jrdma 1 QP", "\"write-bw 64 KiB, 4 QPs\",MB/s,jrdma 1 QP",
             "\"write-bw 64 KiB, 8 QPs\",MB/s,jrdma 1 QP", "\"read-bw 64 KiB, 2 QPs\",MB/s,jrdma 1 QP",
             "\"read-bw 64 KiB, 4 QPs\",MB/s,jrdma 1 QP", "\"read-bw 64 KiB, 8 QPs\",MB/s,jrdma 1 QP"};
-        assertEquals(expected.length, rows.size(), r.all());
-        for (int i = 0; i < expected.length; i++) {
+        List<String> all = new ArrayList<>(List.of(expected));
+        all.addAll(List.of(IDLE_ROWS));
+        assertEquals(all.size(), rows.size(), r.all());
+        for (int i = 0; i < all.size(); i++) {
             List<String> f = csvFields(rows.get(i));
-            String key = String.join(",", quoteIfComma(f.get(0)), f.get(1), f.get(3));
-            assertEquals(expected[i], key, r.all());
+            String key = String.join(",", quoteIfComma(f.get(0)), quoteIfComma(f.get(1)), f.get(3));
+            assertEquals(all.get(i), key, r.all());
+            if (i >= expected.length) {
+                checkIdleRow(f, r); // an idle CPU figure may be 0, its ratio then none
+                continue;
+            }
             for (int col : new int[] {2, 4, 5}) {
                 double v = Double.parseDouble(f.get(col));
                 assertTrue(v > 0 && Double.isFinite(v), "row " + rows.get(i) + "\n" + r.all());
@@ -85,6 +92,60 @@ class BenchCommandTest {
         // the text table went to stdout, with the machine line first
         assertTrue(r.out().startsWith("jrdma bench: "), r.all());
         assertTrue(r.out().contains("write-bw 64 KiB"), r.all());
+    }
+
+    /** The idle scenario's rows, CSV keys (scenario, metric, baseline), in table order. */
+    private static final String[] IDLE_ROWS = {
+        "\"idle, app sleeping\",\"% of a core, busier side\",NIO UDP blocked receive",
+        "\"idle, app on a channel\",\"% of a core, busier side\",NIO UDP blocked receive",
+        "\"wake, app on a channel\",p50 RTT us after 2-5 ms idle,NIO UDP blocked receive",
+        "\"wake, app on a channel\",p99 RTT us after 2-5 ms idle,NIO UDP blocked receive",
+        "\"wake, app sleeping (ACK)\",p50 RTT us after 2-5 ms idle,NIO UDP blocked receive",
+        "\"wake, app sleeping (ACK)\",p99 RTT us after 2-5 ms idle,NIO UDP blocked receive"};
+
+    /** An idle row: both figures are numbers (CPU may be 0), its verdict one against its goal, not ERROR. */
+    private static void checkIdleRow(List<String> f, Run r) {
+        String row = String.join(",", f);
+        for (int col : new int[] {2, 4}) {
+            double v = Double.parseDouble(f.get(col));
+            assertTrue(v >= 0 && Double.isFinite(v), "row " + row + "\n" + r.all());
+        }
+        boolean cpu = f.get(0).startsWith("idle, ");
+        boolean p99 = f.get(1).startsWith("p99 ");
+        assertEquals(cpu ? "below 1" : p99 ? "within 50" : "info", f.get(6), row);
+        assertTrue(Set.of("PASS", "FAIL", "info").contains(f.get(7)), row);
+        if (!cpu) {
+            assertTrue(Double.parseDouble(f.get(2)) > 0 && Double.parseDouble(f.get(4)) > 0, row);
+        }
+    }
+
+    /**
+     * {@code --quick --only idle}: the three cases (jrdma with the application on a completion channel, jrdma with it
+     * asleep, NIO UDP) run to completion on their own addresses, and the table has the idle CPU and wake-up rows.
+     */
+    @Test
+    void quickIdleRunGivesItsRows(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("idle.csv");
+        Run r = bench("--quick", "--only", "idle", "--server-address", "127.0.160.1", "--client-address",
+                "127.0.160.2", "--port", "18660", "--csv", csv.toString());
+        assertEquals(0, r.status(), r.all());
+        List<String> lines = Files.readAllLines(csv);
+        assertEquals(IDLE_ROWS.length + 1, lines.size(), r.all());
+        for (int i = 0; i < IDLE_ROWS.length; i++) {
+            List<String> f = csvFields(lines.get(i + 1));
+            String key = String.join(",", quoteIfComma(f.get(0)), quoteIfComma(f.get(1)), f.get(3));
+            assertEquals(IDLE_ROWS[i], key, r.all());
+            checkIdleRow(f, r);
+        }
+        assertTrue(r.out().contains("; idle interval 0.2 s"), r.all());
+        assertTrue(r.out().contains("idle, app on a channel"), r.all());
+        for (String label : new String[] {"jrdma, app on a completion channel", "jrdma, app sleeping",
+            "NIO UDP blocked receive"}) {
+            Matcher m = Pattern.compile(Pattern.quote("idle " + label + " (run 1/1): idle CPU ")
+                    + "[0-9.]+ % \\(server\\), [0-9.]+ % \\(client\\) of a core; RTT busy p50 [0-9.]+ us, after idle "
+                    + "gaps p50 [0-9.]+ us, p99 [0-9.]+ us").matcher(r.err());
+            assertTrue(m.find(), label + "\n" + r.all());
+        }
     }
 
     @Test
@@ -115,9 +176,14 @@ class BenchCommandTest {
         Pattern sendLat = Pattern.compile("send-lat jrdma SEND busy \\(run 1/1\\): FAILED: server exit (killed|1: "
                 + "bench child server \\(jrdma\\): error: RECV completed with WR_FLUSH_ERR[^;]*); client exit 3");
         assertTrue(sendLat.matcher(q.err()).find(), q.all());
+        // so does the idle scenario's echoing client; its server is killed, or fails when its echo is never acked
+        Pattern idle = Pattern.compile("idle jrdma, app on a completion channel \\(run 1/1\\): FAILED: server exit "
+                + "(killed|1: bench child server \\(jrdma\\): error: RECV completed with WR_FLUSH_ERR[^;]*); client "
+                + "exit 3");
+        assertTrue(idle.matcher(q.err()).find(), q.all());
         long progressLines = q.err().lines().filter(l -> l.startsWith("[") && l.contains("verification failed"))
                 .count();
-        assertEquals(5, progressLines, q.all());
+        assertEquals(6, progressLines, q.all());
     }
 
     @Test
@@ -135,6 +201,9 @@ class BenchCommandTest {
         r = bench("--quick", "--server-address", "10.0.0.1");
         assertEquals(2, r.status(), r.all());
         assertTrue(r.err().contains("--server-address must be an IPv4 loopback address"), r.all());
+        r = bench("--quick", "--only", "idle", "-t", "INVOKER");
+        assertEquals(2, r.status(), r.all());
+        assertTrue(r.err().contains("the idle scenario needs an engine thread"), r.all());
         r = bench("--quick", "--load", "17");
         assertEquals(2, r.status(), r.all());
         assertTrue(r.err().contains("--load must be 0..16"), r.all());

@@ -63,6 +63,56 @@ class BenchPartsTest {
     }
 
     @Test
+    void absoluteAndMarginGoals() {
+        Row cpu = new Row("idle", "% of a core", 0.4, "NIO UDP", 0.0, Row.Goal.BELOW, 1.0);
+        assertEquals("PASS", cpu.verdict()); // a baseline of 0 leaves no ratio, but the goal is jrdma's alone
+        assertEquals("< 1", cpu.goalText());
+        assertEquals("FAIL", new Row("idle", "%", 1.0, "b", 0.1, Row.Goal.BELOW, 1.0).verdict());
+        assertEquals("ERROR", new Row("idle", "%", Double.NaN, "b", 0.1, Row.Goal.BELOW, 1.0).verdict());
+        Row wake = new Row("wake", "p99 us", 120, "NIO UDP", 70, Row.Goal.WITHIN, 50);
+        assertEquals("PASS", wake.verdict());
+        assertEquals("\u2264 base + 50", wake.goalText());
+        assertEquals("FAIL", new Row("wake", "p99 us", 120.5, "b", 70, Row.Goal.WITHIN, 50).verdict());
+        assertEquals("ERROR", new Row("wake", "p99 us", 120, "b", Double.NaN, Row.Goal.WITHIN, 50).verdict());
+        assertEquals("\u2265 1.0", new Row("s", "m", 2, "b", 1, Row.Goal.AT_LEAST).goalText());
+        String csv = print(out -> Table.csv(out, List.of(cpu, wake)));
+        assertTrue(csv.contains("\nidle,% of a core,0.400000,NIO UDP,0.00000,,below 1,PASS\n"), csv);
+        assertTrue(csv.contains("\nwake,p99 us,120.000,NIO UDP,70.0000,1.71429,within 50,PASS\n"), csv);
+        String text = print(out -> Table.text(out, List.of(cpu)));
+        assertTrue(text.contains("0.40  NIO UDP             0.00    n/a  < 1   PASS"), text);
+        assertEquals("0.081", Table.number(0.0812));
+    }
+
+    @Test
+    void idleFiguresAndWakeUpGaps() {
+        Params server = Params.parse("idle_cpu_ns=20000000 idle_wall_ns=10000000000".split(" "), 0);
+        Params client = Params.parse(("idle_cpu_ns=50000000 idle_wall_ns=10000000000 busy_samples=9 busy_p50_ns=20000 "
+                + "busy_p99_ns=30000 wake_samples=200 wake_p50_ns=41000 wake_p90_ns=50000 wake_p99_ns=95000 "
+                + "wake_max_ns=99000").split(" "), 0);
+        Figures f = new Figures(server, client);
+        assertEquals(0.5, f.idleCpuPercent(), 1e-12); // the busier process: the client's 50 ms over 10 s
+        assertEquals(0.2, Figures.idlePercent(server), 1e-12);
+        assertEquals(41.0, f.wakeP50Micros(), 1e-12);
+        assertEquals(95.0, f.wakeP99Micros(), 1e-12);
+        assertEquals("idle CPU 0.200 % (server), 0.500 % (client) of a core; RTT busy p50 20.0 us, after idle gaps "
+                + "p50 41.0 us, p99 95.0 us", f.summary("idle"));
+
+        long[] gaps = IdleBench.gapsNs(500);
+        assertEquals(500, gaps.length);
+        for (long g : gaps) {
+            assertTrue(g >= 2_000_000 && g <= 5_000_000, "gap " + g);
+        }
+        assertTrue(java.util.Arrays.equals(gaps, IdleBench.gapsNs(500)), "the same gaps for every case");
+        for (long i : new long[] {0, 0x7FFF, 0xFFFE, 0xFFFF, 1L << 20}) {
+            short v = IdleBench.value(i);
+            assertTrue(v != IdleBench.PHASE && v != IdleBench.STOP, "value of " + i);
+        }
+        assertEquals("wake_samples=4 wake_p50_ns=20 wake_p90_ns=40 wake_p99_ns=40 wake_max_ns=40",
+                IdleBench.wakeFields(new long[] {40, 10, 30, 20}));
+        assertEquals(50 + 20 * 5, IdleBench.extraMs(true));
+    }
+
+    @Test
     void tablesInTextMarkdownAndCsv() {
         List<Row> rows = List.of(new Row("write-bw 64 KiB", "MB/s", 812.34, "NIO TCP", 2301.5, Row.Goal.AT_LEAST),
                 new Row("cpu, write", "MB per CPU-s", Double.NaN, "Aeron", 5.5, Row.Goal.INFO));
