@@ -33,6 +33,11 @@ final class Engine implements AutoCloseable {
     /** Adaptive mode: the engine thread's park while callers drive grows from the first to the longest. */
     private static final long FIRST_PARK_NS = CALLER_ACTIVE_NS;
     private static final long LONGEST_PARK_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /**
+     * Adaptive mode: the engine thread's park while a caller waits for an event (and drives the engine meanwhile);
+     * the waiter that returns may leave the engine to the thread for this long, well within an ACK timeout.
+     */
+    private static final long WAITER_PARK_NS = TimeUnit.MILLISECONDS.toNanos(20);
     /** Adaptive mode: a caller's pass records its time only when the last record is older than this. */
     private static final long CALLER_MARK_NS = TimeUnit.MICROSECONDS.toNanos(10);
     /**
@@ -125,6 +130,13 @@ final class Engine implements AutoCloseable {
             case DEDICATED -> false;
             case ADAPTIVE -> callerWaiting || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
         };
+    }
+
+    /** Ends a caller's wait in a receive, which holds the device lock: another thread needs the lock. */
+    void wakeWaiter() {
+        if (waitingInReceive) {
+            link.wakeReceive();
+        }
     }
 
     /** Adaptive mode: how many times the engine thread took over from callers that had stopped driving. */
@@ -277,8 +289,10 @@ final class Engine implements AutoCloseable {
     /**
      * For a thread that waits for an event up to {@code leftNs} (not in dedicated mode): a pass, and when it finds
      * nothing to do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer is due,
-     * the caller waits that long), the wait is a receive that sleeps until the first datagram and takes it in the
-     * same call ({@link Link#receiveWaitNs}); a post from another thread meanwhile wakes it ({@link #doorbell}).
+     * the caller waits that long), the wait is a receive that sleeps until the first datagram, the nearest timer or
+     * the caller's deadline, and takes the datagram in the same call ({@link Link#receiveWaitNs},
+     * {@link Link#receiveWaitLimit}); a post from another thread meanwhile wakes it ({@link #doorbell}), and so does
+     * a thread that needs the device lock ({@link #wakeWaiter}, through {@link DeviceLock}).
      * Otherwise a poll of at most a millisecond, and the caller's next pass receives. Another thread in the
      * engine: parks briefly instead. In adaptive mode the engine thread stays parked meanwhile.
      *
@@ -302,8 +316,10 @@ final class Engine implements AutoCloseable {
         }
         try {
             long tick = link.receiveWaitNs();
-            // such a wait ends at the second tick boundary at the latest: it may take up to two ticks
-            if (tick > 0 && leftNs >= 2 * tick && sleepBudgetNs() >= 2 * tick) {
+            // a wait of k ticks ends at the boundary after the k-th at the latest: it may take one tick more
+            long budget = Math.min(leftNs, sleepBudgetNs());
+            if (tick > 0 && budget >= 2 * tick) {
+                link.receiveWaitLimit(budget - tick);
                 if (doorbellRung) {
                     doorbellRung = false; // read first: the poster's WQE happened before its ring
                 }
@@ -338,7 +354,7 @@ final class Engine implements AutoCloseable {
         boolean parked = false;
         while (running) {
             if (adaptive && !doorbellRung && callersDrive()) {
-                LockSupport.parkNanos(parkNs);
+                LockSupport.parkNanos(callerWaiting ? WAITER_PARK_NS : parkNs);
                 parkNs = Math.min(LONGEST_PARK_NS, 2 * parkNs);
                 parked = true;
                 continue;

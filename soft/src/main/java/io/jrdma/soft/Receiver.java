@@ -30,7 +30,7 @@ final class Receiver {
     private final PortFlags port;
     private final FailureLog failures;
     private final CompletionTally completions;
-    private final boolean invoker;
+    private final boolean callerDriven;
     private final int localIp;
     private final Icrc icrc = new Icrc();
     private final IpIdPolicy ipIds = new IpIdPolicy();
@@ -40,7 +40,8 @@ final class Receiver {
     private final MemorySegment[] rxSegments;
     private final RxViews[] rxViews;
     /**
-     * Whether the last receive call found nothing. An invoker-mode pass then asks for one datagram: in a ping-pong
+     * Whether the last receive call found nothing. A pass of a device whose callers drive it (invoker and adaptive
+     * modes) then asks for one datagram: in a ping-pong
      * the next one comes alone, and a receive asked for more would try for a second, and fail, before it returns
      * (about 0.2 us a call here). When that datagram completed a work request, the pass stops receiving, so the
      * caller's poll returns with the completion at once; otherwise it goes on with whole batches, so a burst (a
@@ -49,14 +50,14 @@ final class Receiver {
     private boolean rxWasEmpty = true;
 
     Receiver(Link link, QpTable qps, Counters counters, PortFlags port, FailureLog failures,
-            CompletionTally completions, boolean invoker) {
+            CompletionTally completions, boolean callerDriven) {
         this.link = link;
         this.qps = qps;
         this.counters = counters;
         this.port = port;
         this.failures = failures;
         this.completions = completions;
-        this.invoker = invoker;
+        this.callerDriven = callerDriven;
         this.localIp = link.localIp();
         ByteBuffer rxArea = ByteBuffer.allocateDirect(Link.RX_BATCH * RX_BYTES);
         rxBuffers = new ByteBuffer[Link.RX_BATCH];
@@ -71,14 +72,14 @@ final class Receiver {
 
     /**
      * Takes in up to {@link #RX_BATCH} datagrams, a batch per system call; a batch smaller than asked for means the
-     * socket is drained, so a pass that finds work makes no empty receive call. An invoker-mode receive after an
-     * empty one, and a waiting one ({@code wait}: its first call sleeps until a datagram arrives), asks for a single
+     * socket is drained, so a pass that finds work makes no empty receive call. A caller-driven device's receive
+     * after an empty one, and a waiting one ({@code wait}: its first call sleeps until a datagram arrives), asks for a single
      * datagram first (see {@link #rxWasEmpty}). Returns the datagrams taken in.
      */
     int receive(long now, boolean wait) {
         int n = 0;
         while (n < RX_BATCH) {
-            boolean single = invoker && (wait || rxWasEmpty);
+            boolean single = callerDriven && (wait || rxWasEmpty);
             int ask = single ? 1 : rxBuffers.length;
             int got = wait && n == 0 ? link.receiveBatchWaiting(rxBuffers, ask) : link.receiveBatch(rxBuffers, ask);
             rxWasEmpty = got == 0;

@@ -29,7 +29,6 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * An open soft device: owns the engine and the resource tables, and enforces libibverbs' destruction order
@@ -39,7 +38,7 @@ public final class SoftContext implements Context {
 
     final SoftDevice device;
     /** Serialises engine passes with control-path changes; posting and polling never take it. */
-    final ReentrantLock lock = new ReentrantLock();
+    final DeviceLock lock = new DeviceLock();
     final Counters counters = new Counters();
     final Link link;
     final QpTable qps = new QpTable();
@@ -72,10 +71,11 @@ public final class SoftContext implements Context {
         this.portFlags = new PortFlags(tap);
         this.shares = new SendShares(link.receiveBufferBytes());
         this.transmitter = new Transmitter(link, counters, portFlags);
-        boolean invoker = threading == Threading.INVOKER;
-        Receiver receiver = new Receiver(link, qps, counters, portFlags, failures, completions, invoker);
+        boolean callerDriven = threading != Threading.DEDICATED; // polls run passes: a ping-pong's datagram comes alone
+        Receiver receiver = new Receiver(link, qps, counters, portFlags, failures, completions, callerDriven);
         this.engine = new Engine(lock, link, receiver, transmitter, qps, shares, counters, failures, clock,
                 threading, idle);
+        lock.wakes(engine);
         this.events = new AsyncEvents(engine, counters);
     }
 

@@ -416,6 +416,11 @@ public final class FaultyLink implements Link {
         return timedCount > 0 ? 0 : inner.receiveWaitNs();
     }
 
+    @Override
+    public void receiveWaitLimit(long ns) {
+        inner.receiveWaitLimit(ns);
+    }
+
     /** Sends what is held for reordering first (the engine goes idle), then receives as {@link Link} says. */
     @Override
     public int receiveBatchWaiting(ByteBuffer[] bufs, int max) {

@@ -195,6 +195,13 @@ public interface Link extends AutoCloseable {
      */
     int receiveBatchWaiting(ByteBuffer[] bufs, int max);
 
+    /**
+     * Lets the next {@link #receiveBatchWaiting} calls wait up to {@code ns} (whole ticks of {@link #receiveWaitNs},
+     * at least one; such a wait may take one tick more): a thread with a long wait ahead sleeps through it instead of
+     * waking every tick. Nothing on a link that cannot wait.
+     */
+    void receiveWaitLimit(long ns);
+
     /** Ends a {@link #receiveBatchWaiting} in progress on another thread, or the next one to start. */
     void wakeReceive();
 

@@ -53,6 +53,10 @@ final class NativeDatagrams {
     private final int port;
     private final int receiveBufferBytes;
     private final long receiveWaitNs;
+    /** The receive timeout set now: {@link #receiveWaitNs} or a whole number of ticks more. */
+    private long waitLimitNs;
+    private final MemorySegment waitTimeval;
+    private final MemorySegment waitCallState;
     private final int[] bySourcePort = new int[0x4000]; // fd + 1; 0 = not opened
     private final int localIp;
     private final int bufferBytes;
@@ -97,12 +101,15 @@ final class NativeDatagrams {
         this.mainFd = NativeUdp.open(localIp, port, bufferBytes, true, true);
         this.port = port == 0 ? NativeUdp.boundPort(mainFd) : port;
         this.receiveWaitNs = NativeUdp.shortestReceiveTimeoutNs(mainFd);
+        this.waitLimitNs = receiveWaitNs;
         this.receiveBufferBytes = NativeUdp.getInt(mainFd, NativeUdp.SOL_SOCKET, NativeUdp.SO_RCVBUF);
         this.eventFd = NativeUdp.eventfd();
         if (eventFd < 0) {
             NativeUdp.close(mainFd);
             throw new IOException("eventfd failed");
         }
+        waitTimeval = arena.allocate(NativeUdp.TIMEVAL, 8);
+        waitCallState = arena.allocate(NativeUdp.callStateBytes(), 8);
         rxVec = arena.allocate((long) MMSGHDR * RX_BATCH, 8);
         rxNames = arena.allocate((long) SOCKADDR_IN * RX_BATCH, 8);
         rxIovs = arena.allocate((long) IOVEC * RX_BATCH, 8);
@@ -199,6 +206,20 @@ final class NativeDatagrams {
      */
     long receiveWaitNs() {
         return receiveWaitNs;
+    }
+
+    /**
+     * Lets the next {@link #receiveBatchWaiting} calls wait up to {@code ns}, in whole ticks and at least one (a wait
+     * that no datagram ends may take one tick more); a system call only when the whole ticks change.
+     */
+    void receiveWaitLimit(long ns) {
+        if (receiveWaitNs <= 0) {
+            return;
+        }
+        long limit = Math.max(1, ns / receiveWaitNs) * receiveWaitNs;
+        if (limit != waitLimitNs && NativeUdp.setReceiveTimeout(mainFd, limit, waitTimeval, waitCallState)) {
+            waitLimitNs = limit;
+        }
     }
 
     /**

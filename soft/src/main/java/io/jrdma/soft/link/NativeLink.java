@@ -101,6 +101,11 @@ public final class NativeLink implements Link {
     }
 
     @Override
+    public void receiveWaitLimit(long ns) {
+        nat.receiveWaitLimit(ns);
+    }
+
+    @Override
     public void wakeReceive() {
         nat.wakeReceive();
     }

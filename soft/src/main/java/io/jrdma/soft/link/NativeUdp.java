@@ -275,6 +275,27 @@ final class NativeUdp {
         }
     }
 
+    /**
+     * Sets a socket's receive timeout ({@code SO_RCVTIMEO}) to {@code ns}, through the caller's {@code timeval} and
+     * call-state segments (no allocation).
+     *
+     * @return true when the kernel took it
+     */
+    static boolean setReceiveTimeout(int fd, long ns, MemorySegment tv, MemorySegment state) {
+        tv.set(LONG, 0, ns / 1_000_000_000L);
+        tv.set(LONG, 8, Math.max(1, ns % 1_000_000_000L / 1_000L));
+        try {
+            return (int) SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_RCVTIMEO, tv, TIMEVAL) == 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** The bytes of the call state a {@link #setReceiveTimeout} call needs. */
+    static long callStateBytes() {
+        return CALL_STATE_BYTES;
+    }
+
     /** An int socket option's value as the kernel reports it. */
     static int getInt(int fd, int level, int name) {
         try (Arena arena = Arena.ofConfined()) {

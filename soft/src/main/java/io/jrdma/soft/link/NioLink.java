@@ -241,6 +241,11 @@ public final class NioLink implements Link {
     }
 
     @Override
+    public void receiveWaitLimit(long ns) {
+        // a NIO receive cannot wait
+    }
+
+    @Override
     public void awaitReadable(long timeoutNs) {
         LockSupport.parkNanos(timeoutNs); // a selector waits to the millisecond only
     }
