@@ -18,11 +18,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.opentest4j.AssertionFailedError;
 
 /**
- * Every tool and example runs to completion, exit 0, in every threading mode. This class checks the harness: the
- * JVMs that {@link ChildJvm} starts get the mode they are given, and one that does not finish is killed and fails
- * its test. The tools' cases are beside their own tests: {@code PerftestModesTest} (the eight perftest tools),
- * {@code PingpongTest} (rc_pingpong, ud_pingpong), {@link NoncontigTest}, {@link ThroughputTest}, {@code ScaleTest}.
- * Each mode's devices are on addresses of its own, 127.0.14X.M1 and .M2 (M the mode's ordinal + 1).
+ * Every tool and example runs to completion, exit 0, in every threading mode. This class checks the harness (the
+ * JVMs that {@link ChildJvm} starts get the mode they are given; one that does not finish is killed and fails its
+ * test) and runs {@code jrdma hello-verbs}, server and client each in a JVM of its own, in each mode. The other
+ * tools' cases are beside their own tests: {@code PerftestModesTest} (the eight perftest tools), {@code PingpongTest}
+ * (rc_pingpong, ud_pingpong), {@link NoncontigTest}, {@link ThroughputTest}, {@code ScaleTest};
+ * the example's own is {@code HelloVerbsProcessTest} in examples. Each mode's devices are on addresses of its own,
+ * 127.0.14X.M1 and .M2 (M the mode's ordinal + 1).
  */
 class ThreadingModesTest {
 
@@ -59,6 +61,33 @@ class ThreadingModesTest {
             assertTrue(e.getMessage().contains("-Djrdma.threading=invoker io.jrdma.tools.Jrdma hello-verbs server"),
                     e.getMessage());
             assertTrue(e.getMessage().contains("waiting for a client on TCP port " + port), e.getMessage());
+        }
+    }
+
+    /**
+     * {@code jrdma hello-verbs}: the server waits on TCP for the client's "done" while the client's RDMA WRITE needs
+     * the server's device to answer; in invoker mode only the server's waiting drives it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Threading.class)
+    void helloVerbsShouldRunToCompletionInEveryThreadingMode(Threading mode) throws Exception {
+        String net = "127.0.142." + (mode.ordinal() + 1);
+        String port = Integer.toString(ChildJvm.freeTcpPort());
+        String engine = " (" + mode.name().toLowerCase(Locale.ROOT) + " engine), ";
+        try (ChildJvm server = ChildJvm.jrdma(dir, "server", mode, null, "hello-verbs", "server", "--addr", net + "1",
+                "--port", port);
+                ChildJvm client = ChildJvm.jrdma(dir, "client", mode, null, "hello-verbs", "client", "127.0.0.1",
+                        "--addr", net + "2", "--port", port)) {
+            ChildJvm.awaitAll(server, client);
+            String all = server.describe() + client.describe();
+            assertEquals(0, server.status(), all);
+            assertEquals(0, client.status(), all);
+            assertTrue(server.err().isEmpty() && client.err().isEmpty(), all);
+            assertTrue(server.out().startsWith("server: device rxe0 on " + net + "1" + engine), all);
+            assertTrue(client.out().startsWith("client: device rxe0 on " + net + "2" + engine), all);
+            assertTrue(client.out().contains("wrote \"hello verbs\" (12 bytes) to 0x"), all);
+            assertTrue(client.out().contains(": SUCCESS RDMA_WRITE\n"), all);
+            assertTrue(server.out().endsWith("received: hello verbs\n"), all);
         }
     }
 }
