@@ -22,7 +22,7 @@ import org.opentest4j.AssertionFailedError;
  * JVMs that {@link ChildJvm} starts get the mode they are given; one that does not finish is killed and fails its
  * test) and runs {@code jrdma hello-verbs}, server and client each in a JVM of its own, in each mode. The other
  * tools' cases are beside their own tests: {@code PerftestModesTest} (the eight perftest tools), {@code PingpongTest}
- * (rc_pingpong, ud_pingpong), {@link NoncontigTest}, {@link ThroughputTest}, {@code ScaleTest};
+ * (rc_pingpong, ud_pingpong), {@link DemoRunTest}, {@link NoncontigTest}, {@link ThroughputTest}, {@code ScaleTest};
  * the example's own is {@code HelloVerbsProcessTest} in examples. Each mode's devices are on addresses of its own,
  * 127.0.14X.M1 and .M2 (M the mode's ordinal + 1).
  */
