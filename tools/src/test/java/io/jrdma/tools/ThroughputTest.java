@@ -51,6 +51,19 @@ class ThroughputTest {
         }
     }
 
+    /** {@code -t} wins over the setting. */
+    @Test
+    void theThreadingOptionShouldWinOverTheSetting(@TempDir Path dir) throws Exception {
+        try (ChildJvm t = ChildJvm.jrdma(dir, "throughput", Threading.INVOKER, null, "throughput", "-s", "1", "-r",
+                "1", "-t", "ADAPTIVE", "-a", "127.0.145.41", "-b", "127.0.145.42")) {
+            ChildJvm.awaitAll(t);
+            assertEquals(0, t.status(), t.describe());
+            assertTrue(t.out().startsWith("jrdma throughput: 1 MiB messages, path MTU 4096, adaptive engine, "),
+                    t.describe());
+            assertTable(t.out());
+        }
+    }
+
     private static void assertTable(String out) {
         for (String op : new String[] {"memory copy \\(baseline\\)", "RDMA WRITE", "RDMA READ"}) {
             Matcher m = Pattern.compile(op + "\\s+(\\d+)\\s+([0-9.]+)").matcher(out);
