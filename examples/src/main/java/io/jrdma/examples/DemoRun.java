@@ -4,7 +4,6 @@ import io.jrdma.soft.Counter;
 import io.jrdma.soft.Counters;
 import io.jrdma.soft.PacketTap;
 import io.jrdma.soft.SoftDevice;
-import io.jrdma.soft.Threading;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.RecvWr;
@@ -20,19 +19,22 @@ import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeoutException;
 
 /**
  * The packet-level demo behind {@code jrdma demo}: two soft RoCEv2 devices in one process (127.0.0.1 and 127.0.0.2,
- * each with its own engine thread) and one RC connection with path MTU 1024. It runs, in order, a 3000-byte
+ * with the soft device's default threading unless {@code jrdma.threading} / {@code JRDMA_THREADING} names one, see
+ * {@link ThreadingSetting}) and one RC connection with path MTU 1024. It runs, in order, a 3000-byte
  * SEND/RECV (FIRST, MIDDLE, LAST packets), a SEND_WITH_IMM, a 2500-byte RDMA WRITE and a 2500-byte RDMA READ, and
  * prints every packet the first device sends and receives, every completion, a byte-for-byte check of the data and
  * finally both devices' counters.
  *
- * <p>The packet lines come from a tap on the first device's engine thread; they are queued and printed by the
- * caller's thread after each operation's completions, so the output is in a fixed order.
+ * <p>The packet lines come from a tap on the first device's engine (its own thread or, while it drives the
+ * engine, the caller's); they are queued and printed by the caller's thread after each operation's completions, so
+ * the output is in a fixed order. Waiting for a completion drives both devices, as invoker threading needs.
  */
 public final class DemoRun {
 
@@ -91,11 +93,12 @@ public final class DemoRun {
     }
 
     private void execute(String addressA, String addressB) throws TimeoutException {
-        out.println("jrdma demo: RC queue pairs between soft RoCEv2 devices on " + addressA + " and " + addressB
-                + ", path MTU " + PATH_MTU.bytes());
         try (RcPeer peerA = open("demo-a", addressA); RcPeer peerB = open("demo-b", addressB)) {
             a = peerA;
             b = peerB;
+            String threading = ((SoftDevice) a.context().device()).threading().name().toLowerCase(Locale.ROOT);
+            out.println("jrdma demo: RC queue pairs between soft RoCEv2 devices on " + addressA + " and " + addressB
+                    + ", path MTU " + PATH_MTU.bytes() + ", " + threading + " engine");
             Endpoint ea = a.endpoint(PSN_A);
             Endpoint eb = b.endpoint(PSN_B);
             out.println("  A " + addressA + ": " + describe(ea));
@@ -120,7 +123,7 @@ public final class DemoRun {
     }
 
     private static RcPeer open(String name, String address) {
-        SoftDevice device = SoftDevice.builder().name(name).address(address).threading(Threading.DEDICATED).build();
+        SoftDevice device = ThreadingSetting.apply(SoftDevice.builder().name(name).address(address)).build();
         return RcPeer.open(device, BUFFER_BYTES, ACCESS, Access.REMOTE_WRITE | Access.REMOTE_READ);
     }
 
@@ -174,7 +177,8 @@ public final class DemoRun {
 
     /** Waits for one successful completion of {@code opcode} on {@code peer} and prints it. */
     private void completion(String side, RcPeer peer, WcOpcode opcode) throws TimeoutException {
-        peer.awaitSuccess(wc, TIMEOUT);
+        RcPeer other = peer == a ? b : a;
+        peer.awaitSuccess(wc, TIMEOUT, other.context()::progress); // in invoker threading nothing else drives it
         flushPackets();
         String imm = (wc.wcFlags() & WcFlags.WITH_IMM) != 0 ? "0x" + Integer.toHexString(wc.immData()) : "-";
         out.println("  completion " + side + ": wr_id=" + wc.wrId() + " status=" + wc.status() + " opcode="

@@ -1,9 +1,9 @@
 package io.jrdma.examples;
 
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -17,6 +17,9 @@ import java.time.Duration;
  * A one-connection TCP side channel for examples: exchanges {@link Endpoint}s and short text lines, one line per
  * message, each wait bounded by a timeout. The server accepts exactly one client; the client retries connecting
  * until the server listens or the timeout passes.
+ *
+ * <p>A side whose device has no engine thread of its own (invoker threading) answers its peer only while it calls
+ * into the device: {@link #driveWhileWaiting} makes every receive drive the device while it waits for the peer.
  */
 public final class EndpointExchange implements AutoCloseable {
 
@@ -25,18 +28,22 @@ public final class EndpointExchange implements AutoCloseable {
 
     private static final long RETRY_DELAY_MS = 100;
     private static final int MAX_LINE = 1024;
+    /** How long one read waits before a receive that drives the device runs it again. */
+    private static final int POLL_MS = 1;
 
     private final Socket socket;
-    private final BufferedReader in;
+    private final InputStream in;
     private final OutputStream out;
     private final long timeoutMs;
+    private final StringBuilder pending = new StringBuilder();
+    private Runnable whileWaiting;
 
     private EndpointExchange(Socket socket, Duration timeout) throws IOException {
         this.socket = socket;
         this.timeoutMs = Math.max(1, timeout.toMillis());
         socket.setTcpNoDelay(true);
         socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
-        this.in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+        this.in = new BufferedInputStream(socket.getInputStream());
         this.out = socket.getOutputStream();
     }
 
@@ -136,26 +143,58 @@ public final class EndpointExchange implements AutoCloseable {
     }
 
     /**
+     * Makes every later receive run {@code progress} about every millisecond while it waits for the peer, as a side
+     * in invoker threading must (its device answers the peer's packets only inside calls into it; a side blocked on
+     * this socket would leave the peer's requests unanswered until its retries run out). The bound of a receive
+     * stays the timeout.
+     */
+    public void driveWhileWaiting(Runnable progress) throws IOException {
+        whileWaiting = progress;
+        socket.setSoTimeout(POLL_MS);
+    }
+
+    /**
      * Receives one line, without its line break.
      *
      * @throws SocketTimeoutException when no complete line arrives within the timeout
      * @throws EOFException           when the peer closed the connection
      */
     public String receive() throws IOException {
-        String line;
-        try {
-            line = in.readLine();
-        } catch (SocketTimeoutException e) {
-            throw new SocketTimeoutException("peer " + socket.getRemoteSocketAddress() + " sent nothing within "
-                    + timeoutMs + " ms");
+        long deadlineNs = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (true) {
+            int c;
+            try {
+                c = in.read();
+            } catch (SocketTimeoutException e) {
+                if (whileWaiting == null || System.nanoTime() - deadlineNs > 0) {
+                    throw new SocketTimeoutException("peer " + socket.getRemoteSocketAddress() + " sent nothing within "
+                            + timeoutMs + " ms");
+                }
+                whileWaiting.run();
+                continue;
+            }
+            if (c < 0) {
+                if (pending.isEmpty()) {
+                    throw new EOFException("peer " + socket.getRemoteSocketAddress() + " closed the connection");
+                }
+                return take(); // a last line without its line break, as BufferedReader.readLine gives it
+            }
+            if (c == '\n') {
+                return take();
+            }
+            if (pending.length() >= MAX_LINE) {
+                throw new IOException("peer sent a line of more than " + MAX_LINE + " characters");
+            }
+            pending.append((char) c);
         }
-        if (line == null) {
-            throw new EOFException("peer " + socket.getRemoteSocketAddress() + " closed the connection");
-        }
-        if (line.length() > MAX_LINE) {
-            throw new IOException("peer sent a line of " + line.length() + " characters");
-        }
-        return line;
+    }
+
+    /** The line received so far, without a carriage return before its end; starts the next one. */
+    private String take() {
+        int n = pending.length();
+        String s = pending.substring(0, n > 0 && pending.charAt(n - 1) == '\r' ? n - 1 : n);
+        pending.setLength(0);
+        return s;
     }
 
     /**

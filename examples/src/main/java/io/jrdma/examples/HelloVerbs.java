@@ -1,7 +1,6 @@
 package io.jrdma.examples;
 
 import io.jrdma.soft.SoftDevice;
-import io.jrdma.soft.Threading;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.SendFlags;
@@ -9,11 +8,13 @@ import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.Sge;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -29,6 +30,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * connects its QP (RTR/RTS) and answers with its own, so the server is ready before the client writes. The client
  * writes, waits for the completion and sends "done"; the server then prints what it finds in its buffer. Every wait
  * is bounded by the timeout (seconds). Exit status: 0 on success, 1 on failure, 2 on bad arguments.
+ *
+ * <p>The devices' engine threading is the soft device's default unless {@code jrdma.threading} /
+ * {@code JRDMA_THREADING} names one ({@link ThreadingSetting}). Every wait on the TCP side channel drives the
+ * device, so that a side in invoker threading keeps answering its peer while it waits.
  */
 public final class HelloVerbs {
 
@@ -88,14 +93,15 @@ public final class HelloVerbs {
     }
 
     private static int server(Options o, PrintStream out, PrintStream err) throws Exception {
-        SoftDevice device = SoftDevice.builder().name("rxe0").address(o.addr).threading(Threading.DEDICATED).build();
+        SoftDevice device = device(o.addr);
         try (RcPeer peer = RcPeer.open(device, BUFFER_BYTES, Access.LOCAL_WRITE | Access.REMOTE_WRITE,
                 Access.REMOTE_WRITE)) {
             Endpoint local = peer.endpoint(randomPsn());
-            out.println("server: device " + device.name() + " on " + o.addr + ", waiting for a client on TCP port "
-                    + o.port);
+            out.println("server: device " + device.name() + " on " + o.addr + " (" + engine(device)
+                    + "), waiting for a client on TCP port " + o.port);
             out.flush();
             try (EndpointExchange exchange = EndpointExchange.server(o.port, o.timeout)) {
+                driveWhileWaiting(exchange, peer); // answers the client's WRITE while it waits for "done"
                 Endpoint remote = exchange.receiveEndpoint();
                 out.println("  local  " + local);
                 out.println("  remote " + remote);
@@ -114,12 +120,13 @@ public final class HelloVerbs {
     }
 
     private static int client(Options o, PrintStream out) throws Exception {
-        SoftDevice device = SoftDevice.builder().name("rxe0").address(o.addr).threading(Threading.DEDICATED).build();
+        SoftDevice device = device(o.addr);
         try (RcPeer peer = RcPeer.open(device, BUFFER_BYTES, Access.LOCAL_WRITE, 0)) {
             Endpoint local = peer.endpoint(randomPsn());
-            out.println("client: device " + device.name() + " on " + o.addr + ", connecting to " + o.serverHost + ":"
-                    + o.port);
+            out.println("client: device " + device.name() + " on " + o.addr + " (" + engine(device)
+                    + "), connecting to " + o.serverHost + ":" + o.port);
             try (EndpointExchange exchange = EndpointExchange.client(o.serverHost, o.port, o.timeout)) {
+                driveWhileWaiting(exchange, peer);
                 exchange.send(local);
                 Endpoint remote = exchange.receiveEndpoint();
                 out.println("  local  " + local);
@@ -139,6 +146,23 @@ public final class HelloVerbs {
             }
             return 0;
         }
+    }
+
+    /** This side's device: threading as {@code jrdma.threading} / {@code JRDMA_THREADING} says, else the default. */
+    private static SoftDevice device(String address) {
+        return ThreadingSetting.apply(SoftDevice.builder().name("rxe0").address(address)).build();
+    }
+
+    /** Makes the exchange drive the device while it waits, when nothing else does (invoker threading). */
+    private static void driveWhileWaiting(EndpointExchange exchange, RcPeer peer) throws IOException {
+        if (peer.context().needsProgress()) {
+            exchange.driveWhileWaiting(peer.context()::progress);
+        }
+    }
+
+    /** "adaptive engine", "invoker engine" or "dedicated engine". */
+    private static String engine(SoftDevice device) {
+        return device.threading().name().toLowerCase(Locale.ROOT) + " engine";
     }
 
     /** The bytes of {@code buffer} before the first NUL, as ASCII. */

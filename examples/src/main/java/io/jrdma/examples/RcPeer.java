@@ -38,6 +38,7 @@ public final class RcPeer implements AutoCloseable {
     public static final QpConnect.Options CONNECT = QpConnect.Options.DEFAULTS;
     private static final long SPIN_POLLS = 10_000;
     private static final long PARK_NS = 20_000;
+    private static final Runnable NOTHING = () -> { };
 
     private final SoftContext context;
     private final Arena arena = Arena.ofShared();
@@ -124,10 +125,19 @@ public final class RcPeer implements AutoCloseable {
      * @throws TimeoutException when no completion arrives within {@code timeout}
      */
     public WorkCompletion await(WorkCompletion wc, Duration timeout) throws TimeoutException {
+        return await(wc, timeout, NOTHING);
+    }
+
+    /**
+     * {@link #await(WorkCompletion, Duration)} that also runs {@code alsoDrive} on every poll: a program with two
+     * devices in invoker threading drives the peer's device with it, or the peer never answers.
+     */
+    public WorkCompletion await(WorkCompletion wc, Duration timeout, Runnable alsoDrive) throws TimeoutException {
         WorkCompletion[] one = {wc};
         long deadlineNs = System.nanoTime() + timeout.toNanos();
         for (long polls = 0; ; polls++) {
             context.progress();
+            alsoDrive.run();
             if (cq.poll(one, 1) == 1) {
                 return wc;
             }
@@ -149,7 +159,13 @@ public final class RcPeer implements AutoCloseable {
      * @throws IllegalStateException when the completion has an error status
      */
     public WorkCompletion awaitSuccess(WorkCompletion wc, Duration timeout) throws TimeoutException {
-        await(wc, timeout);
+        return awaitSuccess(wc, timeout, NOTHING);
+    }
+
+    /** {@link #awaitSuccess(WorkCompletion, Duration)} that also runs {@code alsoDrive} on every poll. */
+    public WorkCompletion awaitSuccess(WorkCompletion wc, Duration timeout, Runnable alsoDrive)
+            throws TimeoutException {
+        await(wc, timeout, alsoDrive);
         if (!wc.isSuccess()) {
             throw new IllegalStateException("work request " + wc.wrId() + " on " + context.device().name()
                     + " completed with " + wc.status() + " (" + wc.status().message() + ")");

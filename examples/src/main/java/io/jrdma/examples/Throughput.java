@@ -15,7 +15,7 @@ import java.time.Duration;
 
 /**
  * A first throughput measurement: RDMA WRITE and READ of large messages between two soft devices in one process
- * (127.0.0.1 and 127.0.0.2), against a baseline measured in the same run — copying the same bytes with
+ * (by default on 127.0.0.1 and 127.0.0.2), against a baseline measured in the same run — copying the same bytes with
  * {@link MemorySegment#copy} — so the figure is a ratio that survives a noisy machine. Each figure is the best
  * of {@code rounds} rounds.
  */
@@ -24,11 +24,25 @@ public final class Throughput {
     private Throughput() {
     }
 
-    /** Runs the measurement and prints one table; returns 0, or 1 when a transfer fails. */
+    /** The first device's address. */
+    public static final String ADDRESS_A = "127.0.0.1";
+    /** The second device's address. */
+    public static final String ADDRESS_B = "127.0.0.2";
+
+    /** Runs the measurement between devices on 127.0.0.1 and 127.0.0.2 and prints one table; returns 0, or 1. */
     public static int run(PrintStream out, long bytes, Mtu mtu, Threading threading, int rounds) {
+        return run(out, bytes, mtu, threading, rounds, ADDRESS_A, ADDRESS_B);
+    }
+
+    /**
+     * Runs the measurement between devices on {@code addressA} and {@code addressB} and prints one table; returns 0,
+     * or 1 when a transfer fails.
+     */
+    public static int run(PrintStream out, long bytes, Mtu mtu, Threading threading, int rounds, String addressA,
+            String addressB) {
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
-        SoftDevice da = SoftDevice.builder().name("bench-a").address("127.0.0.1").threading(threading).build();
-        SoftDevice db = SoftDevice.builder().name("bench-b").address("127.0.0.2").threading(threading).build();
+        SoftDevice da = SoftDevice.builder().name("bench-a").address(addressA).threading(threading).build();
+        SoftDevice db = SoftDevice.builder().name("bench-b").address(addressB).threading(threading).build();
         try (RcPeer a = RcPeer.open(da, bytes, access, access); RcPeer b = RcPeer.open(db, bytes, access, access)) {
             a.connect(a.endpoint(0), b.endpoint(0), mtu);
             b.connect(b.endpoint(0), a.endpoint(0), mtu);

@@ -1,5 +1,6 @@
 package io.jrdma.tools;
 
+import io.jrdma.examples.ThreadingSetting;
 import io.jrdma.examples.noncontig.Layout;
 import io.jrdma.examples.noncontig.Noncontig;
 import io.jrdma.examples.noncontig.NoncontigConfig;
@@ -78,8 +79,9 @@ final class NoncontigCommand implements Callable<Integer> {
             description = "path MTU (default ${DEFAULT-VALUE})")
     private int mtu;
 
-    @Option(names = {"-t", "--threading"}, defaultValue = "INVOKER",
-            description = "engine threading: INVOKER or DEDICATED (default ${DEFAULT-VALUE})")
+    @Option(names = {"-t", "--threading"},
+            description = "engine threading: ADAPTIVE, INVOKER or DEDICATED (default: jrdma.threading / "
+                    + "JRDMA_THREADING, else the library's default, ADAPTIVE)")
     private Threading threading;
 
     @Option(names = "--addr-a", paramLabel = "ADDR", defaultValue = "127.0.0.1",
@@ -147,7 +149,8 @@ final class NoncontigCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--timeout must be at least 1 second");
         }
         return new NoncontigConfig(layouts, maxSge == null ? 0 : maxSge, iterations, warmup,
-                Duration.ofMillis(durationMs), Mtu.ofBytes(mtu), threading, addrA, addrB,
+                Duration.ofMillis(durationMs), Mtu.ofBytes(mtu),
+                threading != null ? threading : ThreadingSetting.orDefault(), addrA, addrB,
                 Duration.ofSeconds(timeoutSeconds), csv, plots);
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrdma.examples.noncontig.Method;
 import io.jrdma.examples.noncontig.Report;
+import io.jrdma.soft.Threading;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -18,6 +19,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -26,6 +28,8 @@ import java.util.stream.Collectors;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import picocli.CommandLine;
 
 /**
@@ -126,6 +130,29 @@ class NoncontigTest {
             assertEquals(zc ? "10" : "1", row.get("wrs_per_message"), row.toString());
             assertEquals("7", row.get("stride"));
             assertEquals("120", row.get("message_bytes"));
+        }
+    }
+
+    /**
+     * {@code jrdma noncontig} without {@code -t} runs in the threading {@code -Djrdma.threading} names, to completion
+     * and with every point verified, in every mode: a JVM of its own, devices on 127.0.144.M1 and 127.0.144.M2 (M the
+     * mode's ordinal + 1).
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Threading.class)
+    void shouldRunToCompletionInEveryThreadingMode(Threading mode) throws Exception {
+        String a = "127.0.144." + (mode.ordinal() + 1) + "1";
+        String b = "127.0.144." + (mode.ordinal() + 1) + "2";
+        List<String> args = new ArrayList<>(List.of("noncontig"));
+        args.addAll(List.of(with(FAST, "--addr-a", a, "--addr-b", b, "--sizes", "8,100", "--block-num", "33")));
+        try (ChildJvm nc = ChildJvm.jrdma(dir, "noncontig", mode, null, args.toArray(String[]::new))) {
+            ChildJvm.awaitAll(nc);
+            assertEquals(0, nc.status(), nc.describe());
+            assertTrue(nc.err().isEmpty(), nc.describe());
+            assertTrue(nc.out().startsWith("jrdma noncontig: A " + a + " -> B " + b + ", path MTU 4096, "
+                    + mode.name().toLowerCase(Locale.ROOT) + " engine\n"), nc.describe());
+            assertTrue(nc.out().contains("all 12 points verified"), nc.describe());
+            assertTableRows(nc.out(), List.of(8, 100));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.jrdma.examples.noncontig;
 
+import io.jrdma.examples.ThreadingSetting;
 import io.jrdma.soft.Threading;
 import io.jrdma.verbs.Mtu;
 import java.nio.file.Path;
@@ -18,7 +19,7 @@ import java.util.Objects;
  * @param warmup     messages per point before measuring (verified, not timed)
  * @param duration   time per point, at most (at least one message is measured)
  * @param mtu        the path MTU
- * @param threading  the soft devices' engine threading
+ * @param threading  the soft devices' engine threading: adaptive, invoker or dedicated
  * @param addrA      the address of side A (sender, reader)
  * @param addrB      the address of side B (receiver, READ target)
  * @param timeout    the longest wait for any completion
@@ -85,10 +86,14 @@ public record NoncontigConfig(List<Layout> layouts, int maxSge, int iterations, 
         throw new IllegalArgumentException("plot file " + p + " must end in .svg or .png");
     }
 
-    /** A configuration with the defaults: up to 100 iterations, 3 warm-up messages and 500 ms per point. */
+    /**
+     * A configuration with the defaults: up to 100 iterations, 3 warm-up messages and 500 ms per point, and the
+     * threading {@code jrdma.threading} / {@code JRDMA_THREADING} names, else the library's default
+     * ({@link ThreadingSetting#orDefault()}).
+     */
     public static NoncontigConfig of(List<Layout> layouts, int maxSge, String addrA, String addrB) {
-        return new NoncontigConfig(layouts, maxSge, 100, 3, Duration.ofMillis(500), Mtu.MTU_4096, Threading.INVOKER,
-                addrA, addrB, Duration.ofSeconds(30), null, List.of());
+        return new NoncontigConfig(layouts, maxSge, 100, 3, Duration.ofMillis(500), Mtu.MTU_4096,
+                ThreadingSetting.orDefault(), addrA, addrB, Duration.ofSeconds(30), null, List.of());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.jrdma.tools.scale;
 
+import io.jrdma.examples.ThreadingSetting;
 import io.jrdma.soft.Threading;
 import io.jrdma.tools.Jrdma;
 import io.jrdma.verbs.Mtu;
@@ -78,8 +79,9 @@ public final class ScaleCommand implements Callable<Integer> {
             description = "local ACK timeout of every QP, 4.096 us x 2^value (default 14: 67 ms)")
     private int ackTimeout;
 
-    @Option(names = "--threading", defaultValue = "DEDICATED",
-            description = "engine threading: DEDICATED or INVOKER (default DEDICATED)")
+    @Option(names = "--threading",
+            description = "engine threading: ADAPTIVE, INVOKER or DEDICATED (default: jrdma.threading / "
+                    + "JRDMA_THREADING, else the library's default, ADAPTIVE)")
     private Threading threading;
 
     @Option(names = "--timeout", defaultValue = "60", description = "bound of every wait in seconds (default 60)")
@@ -114,6 +116,9 @@ public final class ScaleCommand implements Callable<Integer> {
         Config cfg;
         Mtu pathMtu = Mtu.largestAtMost(mtu);
         try {
+            if (threading == null) {
+                threading = ThreadingSetting.orDefault();
+            }
             if (pathMtu == null || pathMtu.bytes() != mtu) {
                 throw new IllegalArgumentException("--mtu must be 256, 512, 1024, 2048 or 4096");
             }

@@ -39,7 +39,8 @@ import org.junit.jupiter.api.Test;
  * its own engine thread), with {@code --check} so that every byte that arrives (and every atomic result) is verified;
  * the TCP exchange counted byte for byte through a relay against what perftest 4.5 sends (captured between two real
  * perftest binaries against kernel rxe); the handshake message against a captured one; the report arithmetic; the
- * option parser.
+ * option parser. {@link PerftestModesTest} runs every tool in every threading mode, each side in a JVM of its own,
+ * with this class's relay and assertions.
  */
 class PerftestTest {
 
@@ -49,8 +50,8 @@ class PerftestTest {
     private static final Pattern REMOTE = Pattern.compile("^ remote address: (LID \\S+ QPN \\S+ PSN \\S+.*)$",
             Pattern.MULTILINE);
     /** Version (16), page and cache line sizes (4 + 4) and MTU (2): what every tool exchanges first. */
-    private static final int PRELUDE = 26;
-    private static final int HS = 108;
+    static final int PRELUDE = 26;
+    static final int HS = 108;
 
     private static String saved;
     private static int nextPort = 18720;
@@ -71,7 +72,7 @@ class PerftestTest {
     }
 
     /** The outputs and exit statuses of one server + client run, and the bytes each sent over TCP. */
-    private record Run(int serverRc, String server, String serverErr, int clientRc, String client, String clientErr,
+    record Run(int serverRc, String server, String serverErr, int clientRc, String client, String clientErr,
             long clientBytes, long serverBytes) {
         String all() {
             return "server:\n" + server + serverErr + "client:\n" + client + clientErr;
@@ -109,7 +110,7 @@ class PerftestTest {
      * A TCP relay between the client and the server's port that counts the bytes each way. It connects to the server
      * only when the client connects, retrying while the server is not listening yet.
      */
-    private static final class Relay implements AutoCloseable {
+    static final class Relay implements AutoCloseable {
         final AtomicLong toServer = new AtomicLong();
         final AtomicLong toClient = new AtomicLong();
         private final ServerSocket listener = new ServerSocket();
@@ -189,7 +190,7 @@ class PerftestTest {
      * Both sides exit 0 with nothing on stderr, each side's remote addresses are the other's local ones, the result
      * rows show {@code rows} sizes with {@code iters} iterations, and each side sent {@code tcpBytes} over TCP.
      */
-    private static void assertRun(Run r, Tool tool, long[] sizes, long iters, int qps, long tcpBytes) {
+    static void assertRun(Run r, Tool tool, long[] sizes, long iters, int qps, long tcpBytes) {
         String all = r.all();
         assertEquals(0, r.serverRc(), all);
         assertEquals(0, r.clientRc(), all);
@@ -226,7 +227,7 @@ class PerftestTest {
         return l;
     }
 
-    private static List<String> rows(String out) {
+    static List<String> rows(String out) {
         List<String> l = new ArrayList<>();
         for (String line : out.split("\n")) {
             if (line.matches(" \\d+\\s+\\d+\\s+.*")) {
@@ -237,7 +238,7 @@ class PerftestTest {
     }
 
     /** RDMA WRITE/READ/atomic bandwidth: per QP twice, after RTR, after the run, reports, close and "done". */
-    private static long rdmaBwBytes(int qps) {
+    static long rdmaBwBytes(int qps) {
         return PRELUDE + 2L * qps * HS + HS + HS + 5 * 8 + HS + 5;
     }
 
@@ -300,9 +301,12 @@ class PerftestTest {
         }
     }
 
+    /** SEND bandwidth, one QP: per QP twice, after RTR, before the run, close and "done". */
+    static final long SEND_BW_BYTES = PRELUDE + 2L * HS + HS + HS + HS + 5;
+
     @Test
     void sendBwShouldReceiveEveryMessage() throws Exception {
-        long bytes = PRELUDE + 2L * HS + HS + HS + HS + 5; // per QP twice, after RTR, before the run, close, done
+        long bytes = SEND_BW_BYTES;
         assertRun(run(Tool.IB_SEND_BW, "-n", "300", "-s", "4097"), Tool.IB_SEND_BW,
                 new long[] {4097}, 300, 1, bytes);
         assertRun(run(Tool.IB_SEND_BW, "-n", "40", "-s", "1", "-q", "4", "-e", "-r", "16"),
@@ -336,7 +340,9 @@ class PerftestTest {
     }
 
     /** Latency tests: per QP twice, after RTR, one sync, and (but for RDMA WRITE) close and "done". */
-    private static final long LAT_BYTES = PRELUDE + 4L * HS + HS + 5;
+    static final long LAT_BYTES = PRELUDE + 4L * HS + HS + 5;
+    /** RDMA WRITE latency: per QP twice and after RTR. */
+    static final long WRITE_LAT_BYTES = PRELUDE + 4L * HS;
 
     @Test
     void sendLatShouldPingPong() throws Exception {
@@ -349,9 +355,9 @@ class PerftestTest {
     @Test
     void writeLatShouldPingPongThroughTheLastByte() throws Exception {
         assertRun(run(Tool.IB_WRITE_LAT, "-n", "100", "-s", "4095"), Tool.IB_WRITE_LAT,
-                new long[] {4095}, 100, 1, PRELUDE + 4L * HS);
+                new long[] {4095}, 100, 1, WRITE_LAT_BYTES);
         assertRun(run(Tool.IB_WRITE_LAT, "-n", "50", "-s", "1", "-I", "64"), Tool.IB_WRITE_LAT,
-                new long[] {1}, 50, 1, PRELUDE + 4L * HS);
+                new long[] {1}, 50, 1, WRITE_LAT_BYTES);
     }
 
     @Test

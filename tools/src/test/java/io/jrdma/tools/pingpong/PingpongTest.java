@@ -5,13 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrdma.soft.Threading;
+import io.jrdma.tools.ChildJvm;
 import io.jrdma.tools.pingpong.Exchange.Dest;
 import io.jrdma.tools.pingpong.Options.Kind;
 import io.jrdma.verbs.Gid;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,13 +23,19 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * jrdma rc_pingpong / ud_pingpong server against jrdma client over loopback soft devices (127.0.43.1 and
- * 127.0.43.2, each with its own engine thread), plus the exchange's wire format and the option parser.
+ * 127.0.43.2, in this JVM), both tools in every threading mode with each side in a JVM of its own, plus the
+ * exchange's wire format and the option parser.
  */
 class PingpongTest {
 
@@ -96,6 +106,11 @@ class PingpongTest {
 
     /** Both sides exit 0, print their addresses (each side's remote is the other's local) and the result lines. */
     private static void assertPingpong(Run r, Kind kind, long size, int iters) {
+        assertPingpong(r, kind, size, iters, "127.0.43.1", "127.0.43.2");
+    }
+
+    /** As above, the server's device on {@code serverAddr} and the client's on {@code clientAddr}. */
+    private static void assertPingpong(Run r, Kind kind, long size, int iters, String serverAddr, String clientAddr) {
         String all = "server:\n" + r.server + r.serverErr + "client:\n" + r.client + r.clientErr;
         assertEquals(0, r.serverRc, all);
         assertEquals(0, r.clientRc, all);
@@ -105,8 +120,8 @@ class PingpongTest {
         Matcher sr = REMOTE.matcher(r.server);
         Matcher cr = REMOTE.matcher(r.client);
         assertTrue(sl.find() && cl.find() && sr.find() && cr.find(), all);
-        assertEquals("::ffff:127.0.43.1", sl.group(4), all);
-        assertEquals("::ffff:127.0.43.2", cl.group(4), all);
+        assertEquals("::ffff:" + serverAddr, sl.group(4), all);
+        assertEquals("::ffff:" + clientAddr, cl.group(4), all);
         for (int g = 1; g <= 4; g++) {
             assertEquals(sl.group(g), cr.group(g), all);
             assertEquals(cl.group(g), sr.group(g), all);
@@ -142,6 +157,40 @@ class PingpongTest {
     void udPingpongShouldExchangeDatagrams() throws Exception {
         assertPingpong(run(Kind.UD, "-s", "1", "-n", "20"), Kind.UD, 1, 20);
         assertPingpong(run(Kind.UD, "--size=4096", "--iters=10"), Kind.UD, 4096, 10);
+    }
+
+    /**
+     * rc_pingpong and ud_pingpong, plain and with completion events, run to completion in every threading mode
+     * ({@code -Djrdma.threading}), server and client each in a JVM of its own on devices of the mode's own
+     * (127.0.141.M1 and 127.0.141.M2, M the mode's ordinal + 1); a side still running after
+     * {@link ChildJvm#BOUND} is killed and fails the case with both sides' output.
+     */
+    @ParameterizedTest(name = "{0}: {1} {2}")
+    @MethodSource("modeCases")
+    void shouldRunToCompletionInEveryThreadingMode(Threading mode, Kind kind, String args, @TempDir Path dir)
+            throws Exception {
+        String net = "127.0.141." + (mode.ordinal() + 1);
+        String devices = "ppserver=" + net + "1,ppclient=" + net + "2";
+        String port = Integer.toString(ChildJvm.freeTcpPort());
+        List<String> common = new ArrayList<>(List.of(kind.tool));
+        common.addAll(List.of(args.split(" ")));
+        common.addAll(List.of("-p", port, "-g", "1", "--timeout=10"));
+        List<String> serverArgs = new ArrayList<>(common);
+        serverArgs.addAll(List.of("-d", "ppserver"));
+        List<String> clientArgs = new ArrayList<>(common);
+        clientArgs.addAll(List.of("-d", "ppclient", "127.0.0.1"));
+        try (ChildJvm server = ChildJvm.jrdma(dir, "server", mode, devices, serverArgs.toArray(String[]::new));
+                ChildJvm client = ChildJvm.jrdma(dir, "client", mode, devices, clientArgs.toArray(String[]::new))) {
+            ChildJvm.awaitAll(server, client);
+            Run r = new Run(server.status(), server.out(), server.err(), client.status(), client.out(), client.err());
+            assertPingpong(r, kind, kind.defaultSize, 200, net + "1", net + "2");
+        }
+    }
+
+    static Stream<Arguments> modeCases() {
+        return Arrays.stream(Threading.values()).flatMap(m -> Stream.of(
+                Arguments.of(m, Kind.RC, "-n 200"), Arguments.of(m, Kind.RC, "-n 200 -e"),
+                Arguments.of(m, Kind.UD, "-n 200"), Arguments.of(m, Kind.UD, "-n 200 -e")));
     }
 
     @Test

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrdma.soft.Threading;
+import io.jrdma.tools.ChildJvm;
 import io.jrdma.tools.Jrdma;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,7 +16,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +28,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import picocli.CommandLine;
 
 /**
@@ -94,6 +101,29 @@ class ScaleTest {
         assertFalse(r.err().contains("restricted method"), r.all());
         assertTrue(r.out().contains("server: memory of one idle connected QP (difference over 50 QPs"), r.all());
         assertTrue(r.out().contains("queue buffers      6,432 B") || !defaultLayout(), r.all());
+    }
+
+    /**
+     * {@code jrdma scale} without {@code --threading} runs both sides in the threading {@code -Djrdma.threading}
+     * names, to completion and with every QP verified, in every mode: the command in a JVM of its own, which starts
+     * the two sides' JVMs, devices on 127.0.146.M1 and 127.0.146.M2 (M the mode's ordinal + 1).
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Threading.class)
+    void shouldRunToCompletionInEveryThreadingMode(Threading mode, @TempDir Path dir) throws Exception {
+        String server = "127.0.146." + (mode.ordinal() + 1) + "1";
+        String client = "127.0.146." + (mode.ordinal() + 1) + "2";
+        try (ChildJvm scale = ChildJvm.jrdma(dir, "scale", mode, null, "scale", "-q", "20", "-t", "16", "-r", "16",
+                "--server-addr", server, "--client-addr", client, "--timeout", "30", "-p", "0")) {
+            ChildJvm.awaitAll(scale);
+            Run r = new Run(scale.status(), scale.out(), scale.err());
+            assertVerified(r, 20);
+            String engine = "path MTU 1024, " + mode.name().toLowerCase(Locale.ROOT) + " engine\n";
+            assertTrue(r.out().contains("\nserver: 20 RC QPs on " + server + ", ") && r.out().contains(
+                    "\nclient: 20 RC QPs on " + client + ", "), r.all());
+            assertEquals(2, r.out().split(Pattern.quote(engine), -1).length - 1, "both sides in " + mode + "\n"
+                    + r.all());
+        }
     }
 
     @Test
