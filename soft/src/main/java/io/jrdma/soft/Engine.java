@@ -46,7 +46,7 @@ final class Engine implements AutoCloseable {
      * full, or a receiver whose peer is slow, stops spinning the CPU its peer may need (the kernel's NAPI busy-poll
      * budget, then the interrupt).
      */
-    static final long CALLER_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(100);
+    static final long CALLER_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(500);
     /** Adaptive mode: the longest a caller's poll waits on the socket (see {@link #CALLER_SPIN_NS}). */
     static final long CALLER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** A pass's receive: none, one that does not wait, one whose first call waits for a datagram. */
@@ -232,7 +232,9 @@ final class Engine implements AutoCloseable {
      */
     int progress() {
         int work = callerPass();
-        callerIdle(work, false);
+        if (callerIdle(work, false)) {
+            work = callerPass();
+        }
         return Math.max(0, work);
     }
 
@@ -252,33 +254,39 @@ final class Engine implements AutoCloseable {
     /**
      * After a caller's pass that did {@code work} (-1: none ran), and whose poll {@code found} completions or not. In
      * adaptive mode, when the callers' passes have found nothing to do for {@link #CALLER_SPIN_NS} and this poll found
-     * nothing either, the call waits on the socket for up to {@link #CALLER_WAIT_NS}, or until a datagram arrives
-     * (the next call receives it).
+     * nothing either, the call waits on the socket for up to {@link #CALLER_WAIT_NS}, or until a datagram arrives.
+     *
+     * @return whether it waited: the caller then runs a pass at once, so the datagram that ended the wait is taken in
+     *         now (the engine thread stays parked for a caller that polls again only much later)
      */
-    void callerIdle(int work, boolean found) {
+    boolean callerIdle(int work, boolean found) {
         if (threading != Threading.ADAPTIVE || work < 0) {
-            return;
+            return false;
         }
         if (work > 0 || found) {
             callerIdleSinceNs = 0;
-            return;
+            return false;
         }
         long now = System.nanoTime();
         long since = callerIdleSinceNs;
         if (since == 0) {
             callerIdleSinceNs = now;
-        } else if (now - since > CALLER_SPIN_NS && !doorbellRung) {
-            if (callerWaitTaken.compareAndSet(false, true)) {
-                try {
-                    callerWaits++;
-                    link.awaitReadable(CALLER_WAIT_NS);
-                } finally {
-                    callerWaitTaken.set(false);
-                }
-            } else {
-                LockSupport.parkNanos(CALLER_WAIT_NS); // another caller waits on the socket
-            }
+            return false;
         }
+        if (now - since <= CALLER_SPIN_NS || doorbellRung) {
+            return false;
+        }
+        if (callerWaitTaken.compareAndSet(false, true)) {
+            try {
+                callerWaits++;
+                link.awaitReadable(CALLER_WAIT_NS);
+            } finally {
+                callerWaitTaken.set(false);
+            }
+        } else {
+            LockSupport.parkNanos(CALLER_WAIT_NS); // another caller waits on the socket
+        }
+        return true;
     }
 
     /** Adaptive mode: how many polls waited on the socket after their passes kept finding nothing (a hint). */

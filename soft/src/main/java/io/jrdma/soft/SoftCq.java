@@ -55,6 +55,16 @@ final class SoftCq implements CompletionQueue {
     public int poll(WorkCompletion[] wcs, int max) {
         Engine engine = context.engine;
         int work = engine.callerPass();
+        int n = take(wcs, max);
+        if (engine.callerIdle(work, n > 0)) { // it waited on the socket: take in what ended the wait
+            engine.callerPass();
+            n = take(wcs, max);
+        }
+        return n;
+    }
+
+    /** Copies out up to {@code max} completions. */
+    private int take(WorkCompletion[] wcs, int max) {
         long h = head;
         long available = tail - h;
         if (available == 0 && overrun) {
@@ -68,7 +78,6 @@ final class SoftCq implements CompletionQueue {
         if (n > 0) {
             head = h + n;
         }
-        engine.callerIdle(work, n > 0);
         return n;
     }
 

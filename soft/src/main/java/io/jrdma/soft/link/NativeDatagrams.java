@@ -53,6 +53,8 @@ final class NativeDatagrams {
     private final int port;
     private final int receiveBufferBytes;
     private final long receiveWaitNs;
+    /** The long class of {@link #receiveWaitLimit}, in ticks (64 ms at 250 Hz). */
+    private static final long LONG_WAIT_TICKS = 16;
     /** The receive timeout set now: {@link #receiveWaitNs} or a whole number of ticks more. */
     private long waitLimitNs;
     private final MemorySegment waitTimeval;
@@ -209,14 +211,17 @@ final class NativeDatagrams {
     }
 
     /**
-     * Lets the next {@link #receiveBatchWaiting} calls wait up to {@code ns}, in whole ticks and at least one (a wait
-     * that no datagram ends may take one tick more); a system call only when the whole ticks change.
+     * Lets the next {@link #receiveBatchWaiting} calls wait up to {@code ns}: {@link #LONG_WAIT_TICKS} ticks when it
+     * allows that many, else one (a wait that no datagram ends may take one tick more); a system call only when the
+     * class changes.
      */
     void receiveWaitLimit(long ns) {
         if (receiveWaitNs <= 0) {
             return;
         }
-        long limit = Math.max(1, ns / receiveWaitNs) * receiveWaitNs;
+        // two classes, a tick or LONG_WAIT_TICKS, so that waits whose budgets shrink tick by tick do not each
+        // cost a setsockopt
+        long limit = (ns / receiveWaitNs >= LONG_WAIT_TICKS ? LONG_WAIT_TICKS : 1) * receiveWaitNs;
         if (limit != waitLimitNs && NativeUdp.setReceiveTimeout(mainFd, limit, waitTimeval, waitCallState)) {
             waitLimitNs = limit;
         }
