@@ -73,8 +73,8 @@ final class Receiver {
     /**
      * Takes in up to {@link #RX_BATCH} datagrams, a batch per system call; a batch smaller than asked for means the
      * socket is drained, so a pass that finds work makes no empty receive call. A caller-driven device's receive
-     * after an empty one, and a waiting one ({@code wait}: its first call sleeps until a datagram arrives), asks for a single
-     * datagram first (see {@link #rxWasEmpty}). Returns the datagrams taken in.
+     * after an empty one, and a waiting one ({@code wait}: its first call sleeps until a datagram arrives), asks for
+     * a single datagram first (see {@link #rxWasEmpty}). Returns the datagrams taken in.
      */
     int receive(long now, boolean wait) {
         int n = 0;
