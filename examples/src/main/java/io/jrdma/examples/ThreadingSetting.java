@@ -3,7 +3,6 @@ package io.jrdma.examples;
 import io.jrdma.soft.SoftDevice;
 import io.jrdma.soft.Threading;
 import java.net.InetAddress;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -53,16 +52,11 @@ public final class ThreadingSetting {
     }
 
     /**
-     * The threading {@code name} names: adaptive, invoker or dedicated, in any case.
+     * The threading {@code name} names: adaptive, invoker or dedicated, in any case ({@link Threading#named}).
      *
      * @throws IllegalArgumentException for any other name
      */
     public static Threading parse(String name) {
-        try {
-            return Threading.valueOf(name.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown threading '" + name + "' (" + PROPERTY + " / " + ENV
-                    + "): expected adaptive, invoker or dedicated", e);
-        }
+        return Threading.named(name);
     }
 }

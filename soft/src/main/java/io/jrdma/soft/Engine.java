@@ -84,8 +84,6 @@ final class Engine implements AutoCloseable {
     private long callerIdleSinceNs;
     /** Adaptive mode: the caller that waits on the socket ({@link Link#awaitReadable} is for one at a time). */
     private final AtomicBoolean callerWaitTaken = new AtomicBoolean();
-    /** Adaptive mode: callers' polls that waited on the socket (a hint for tests and tuning: racy). */
-    private long callerWaits;
     /** Adaptive mode: times the engine thread took over from callers that stopped (its own; read by tests). */
     private volatile long takeovers;
 
@@ -278,7 +276,6 @@ final class Engine implements AutoCloseable {
         }
         if (callerWaitTaken.compareAndSet(false, true)) {
             try {
-                callerWaits++;
                 link.awaitReadable(CALLER_WAIT_NS);
             } finally {
                 callerWaitTaken.set(false);
@@ -287,11 +284,6 @@ final class Engine implements AutoCloseable {
             LockSupport.parkNanos(CALLER_WAIT_NS); // another caller waits on the socket
         }
         return true;
-    }
-
-    /** Adaptive mode: how many polls waited on the socket after their passes kept finding nothing (a hint). */
-    long callerWaits() {
-        return callerWaits;
     }
 
     /**

@@ -39,7 +39,7 @@ public final class SoftProvider implements Provider {
 
     @Override
     public List<Device> devices() {
-        Threading threading = threading(Settings.get("jrdma.threading", "JRDMA_THREADING", "adaptive"));
+        Threading threading = Threading.named(Settings.get("jrdma.threading", "JRDMA_THREADING", "adaptive"));
         String idle = Settings.get("jrdma.idle", "JRDMA_IDLE", "backoff"); // a device reads it when built
         List<Device> out = new ArrayList<>();
         for (DeviceConfig.Entry e : DeviceConfig.effective().entries()) {
@@ -50,20 +50,5 @@ public final class SoftProvider implements Provider {
             }
         }
         return out;
-    }
-
-    /**
-     * The threading a setting names: {@code adaptive}, {@code invoker} or {@code dedicated}, in any case.
-     *
-     * @throws IllegalArgumentException for any other name
-     */
-    static Threading threading(String name) {
-        for (Threading t : Threading.values()) {
-            if (t.name().equalsIgnoreCase(name.trim())) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("unknown threading '" + name
-                + "' (jrdma.threading / JRDMA_THREADING): expected adaptive, invoker or dedicated");
     }
 }

@@ -17,5 +17,21 @@ public enum Threading {
     /** No engine thread: posting, polling and {@code Context.progress()} run the engine on the caller's thread. */
     INVOKER,
     /** One engine thread per open device does all the work, idling by its {@link IdleStrategy} between passes. */
-    DEDICATED
+    DEDICATED;
+
+    /**
+     * The threading a setting names: {@code adaptive}, {@code invoker} or {@code dedicated}, in any case, blanks
+     * around it ignored.
+     *
+     * @throws IllegalArgumentException for any other name, naming the setting and the choices
+     */
+    public static Threading named(String name) {
+        for (Threading t : values()) {
+            if (t.name().equalsIgnoreCase(name.trim())) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown threading '" + name
+                + "' (jrdma.threading / JRDMA_THREADING): expected adaptive, invoker or dedicated");
+    }
 }
