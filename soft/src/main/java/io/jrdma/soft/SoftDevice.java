@@ -52,8 +52,10 @@ public final class SoftDevice implements Device {
         this.capture = b.capture;
         this.trace = b.trace;
         this.faults = b.faults != null ? b.faults : FaultConfig.fromEnvironment();
-        this.idle = b.idle != null ? b.idle
-                : IdleStrategy.named(Settings.get("jrdma.idle", "JRDMA_IDLE", "backoff"));
+        // an adaptive engine thread only covers for callers that stopped: it sleeps as soon as it is idle, where a
+        // spinning, yielding one competes for the cores with the callers it covers for (docs/benchmarks/contention.md)
+        this.idle = b.idle != null ? b.idle : IdleStrategy.named(Settings.get("jrdma.idle", "JRDMA_IDLE",
+                threading == Threading.ADAPTIVE ? "sleep" : "backoff"));
         this.allowNative = b.allowNative;
         NetworkInterface nif = null;
         try {
@@ -296,9 +298,10 @@ public final class SoftDevice implements Device {
         }
 
         /**
-         * What a dedicated engine thread does when a pass finds nothing to do: one strategy per open of the device,
-         * from {@code idle}. Default: the {@code jrdma.idle} / {@code JRDMA_IDLE} setting
-         * ({@link IdleStrategy#named}), else {@link IdleStrategy#defaultStrategy()}.
+         * What the engine thread does when a pass finds nothing to do: one strategy per open of the device, from
+         * {@code idle}. Default: the {@code jrdma.idle} / {@code JRDMA_IDLE} setting ({@link IdleStrategy#named}),
+         * else {@link IdleStrategy#sleeping()} for {@link Threading#ADAPTIVE} and
+         * {@link IdleStrategy#defaultStrategy()} for {@link Threading#DEDICATED}.
          */
         public Builder idle(Supplier<IdleStrategy> idle) {
             this.idle = Objects.requireNonNull(idle);

@@ -69,6 +69,19 @@ class IdleStrategyTest {
         assertThrows(IllegalArgumentException.class, () -> IdleStrategy.backoff(-1, 0));
     }
 
+    /** Unset, the idle strategy follows the threading: an adaptive engine thread sleeps at once, a dedicated one
+     * backs off. */
+    @Test
+    void theDefaultFollowsTheThreading() {
+        assertEquals(null, System.getProperty("jrdma.idle"));
+        try (SoftContext adaptive = SoftDevice.builder().address("127.0.93.7").build().open();
+             SoftContext dedicated = SoftDevice.builder().address("127.0.93.8")
+                     .threading(Threading.DEDICATED).build().open()) {
+            assertEquals("backoff(0, 0)", adaptive.idleStrategy().toString());
+            assertEquals("backoff(200, 100)", dedicated.idleStrategy().toString());
+        }
+    }
+
     /** The {@code jrdma.idle} setting chooses the strategy of every device opened while it is set. */
     @ParameterizedTest
     @ValueSource(strings = {"spin", "yield", "backoff", "sleep"})
