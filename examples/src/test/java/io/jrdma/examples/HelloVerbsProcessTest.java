@@ -10,8 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
@@ -79,10 +81,26 @@ class HelloVerbsProcessTest {
         cmd.add("--enable-native-access=ALL-UNNAMED"); // the soft device's native UDP link (FFM)
         cmd.add("-Djrdma.threading=" + threading);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath());
         cmd.add(HelloVerbs.class.getName());
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /**
+     * This JVM's class path and module path, all on the child's class path (surefire runs this test on the module
+     * path, patched into io.jrdma.examples; the child needs none of that).
+     */
+    private static String classPath() {
+        Set<String> entries = new LinkedHashSet<>();
+        for (String property : new String[] {"java.class.path", "jdk.module.path"}) {
+            for (String e : System.getProperty(property, "").split(File.pathSeparator)) {
+                if (!e.isEmpty()) {
+                    entries.add(e);
+                }
+            }
+        }
+        return String.join(File.pathSeparator, entries);
     }
 
     /** The java launcher of this JVM. */

@@ -83,7 +83,7 @@ class ContentionTest {
         if (idle != null) {
             command.add("-Djrdma.idle=" + idle); // the child's engine thread idles as this process's do
         }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ContentionPeerMain.class.getName(),
+        command.addAll(List.of("-cp", ChildClassPath.get(), ContentionPeerMain.class.getName(),
                 CHILD, Long.toString(BUF), threading.name(), Integer.toString(TIMEOUT), MTU.name()));
         Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         this.threading = threading;

@@ -44,7 +44,7 @@ class DeadPeerTest {
     void aKilledPeerShouldFailTheOutstandingWritesWithRetryExceededBadFlow() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-Xmx256m", "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), SoakPeerMain.class.getName(), "127.0.118.6",
+                ChildClassPath.get(), SoakPeerMain.class.getName(), "127.0.118.6",
                 Integer.toString(DEPTH * CHUNK), Integer.toString(TIMEOUT), "MTU_4096")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (Peer me = new Peer("127.0.118.5", Threading.DEDICATED, NanoClock.SYSTEM, CHUNK, Peer.ALL_ACCESS,

@@ -42,7 +42,7 @@ class MultiProcessAtomicTest {
     void shouldCountEveryIncrementOnceAcrossProcesses() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-Xmx256m", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"),
+                "-cp", ChildClassPath.get(),
                 AtomicClientMain.class.getName(), "127.0.30.12", Integer.toString(QPS_PER_CLIENT),
                 Integer.toString(PER_QP)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (Arena arena = Arena.ofShared();

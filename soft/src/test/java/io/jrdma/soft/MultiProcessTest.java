@@ -36,7 +36,7 @@ class MultiProcessTest {
     void shouldMoveDataBetweenTwoProcesses() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"),
+                "-cp", ChildClassPath.get(),
                 RemotePeerMain.class.getName(), "127.0.9.2", Long.toString(SIZE))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (Peer me = new Peer("127.0.9.1", Threading.DEDICATED, NanoClock.SYSTEM, SIZE, Peer.ALL_ACCESS,

@@ -69,7 +69,7 @@ class SoakTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-Xmx256m", "--enable-native-access=ALL-UNNAMED",
                 "-Djrdma.faults=seed=12," + FAULTS, "-Djrdma.nio=" + (kind == LinkKind.NIO), "-cp",
-                System.getProperty("java.class.path"), SoakPeerMain.class.getName(), CHILD, Long.toString(BUF),
+                ChildClassPath.get(), SoakPeerMain.class.getName(), CHILD, Long.toString(BUF),
                 Integer.toString(TIMEOUT), MTU.name()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         FaultConfig faults = FaultConfig.parse("seed=11," + FAULTS);
         try (Peer me = new Peer(PARENT, Threading.DEDICATED, NanoClock.SYSTEM, BUF, Peer.ALL_ACCESS,

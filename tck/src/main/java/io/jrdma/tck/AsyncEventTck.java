@@ -34,6 +34,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class AsyncEventTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected AsyncEventTck() {
+    }
+
     private AsyncEvent awaitEvent(io.jrdma.verbs.Context ctx) {
         return Events.await(ctx, this::drive, WAIT);
     }

@@ -35,6 +35,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class AtomicTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected AtomicTck() {
+    }
+
     /** Host order, as libibverbs atomics see their target. */
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED;
 

@@ -34,6 +34,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class CqTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected CqTck() {
+    }
+
     private static final Duration EVENT_WAIT = Duration.ofSeconds(5);
 
     private static WorkCompletion[] wcs(int n) {

@@ -26,6 +26,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class DeviceTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected DeviceTck() {
+    }
+
     @Test
     public void deviceHasANameAProviderAndTheNodeGuid() {
         assertNotNull(a.device());

@@ -30,6 +30,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class IsolationTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected IsolationTck() {
+    }
+
     private static final int RW = Access.REMOTE_WRITE | Access.REMOTE_READ;
 
     private Side x;

@@ -30,6 +30,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class MrTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected MrTck() {
+    }
+
     private static final int[] FLAGS = {Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
         Access.REMOTE_ATOMIC, Access.MW_BIND};
 

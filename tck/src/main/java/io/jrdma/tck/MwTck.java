@@ -37,6 +37,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class MwTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected MwTck() {
+    }
+
     private static final int RW = Access.REMOTE_WRITE | Access.REMOTE_READ;
     private static final int WINDOW_OFFSET = 4096;
     private static final int WINDOW_LENGTH = 4096;

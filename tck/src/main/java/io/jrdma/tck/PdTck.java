@@ -24,6 +24,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class PdTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected PdTck() {
+    }
+
     @Test
     public void allocAndClose() {
         ProtectionDomain pd = a.allocPd();

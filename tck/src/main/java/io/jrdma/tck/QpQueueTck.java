@@ -32,6 +32,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class QpQueueTck extends QpTckBase {
 
+    /** For a provider's test class that runs these tests. */
+    protected QpQueueTck() {
+    }
+
     // --------------------------------------------------------------------------------------------- posting
 
     @Test

@@ -29,6 +29,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 public abstract class ReadTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected ReadTck() {
+    }
+
     private static final int MTU = new Link().mtu.bytes();
 
     private static final long SOURCE = 1 << 15;

@@ -39,6 +39,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 public abstract class SendRecvTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected SendRecvTck() {
+    }
+
     /** The path MTU {@link Link} connects with. */
     private static final int MTU = new Link().mtu.bytes();
 

@@ -39,6 +39,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class SrqTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected SrqTck() {
+    }
+
     private Side rx;
     private Side tx;
 

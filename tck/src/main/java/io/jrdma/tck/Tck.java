@@ -32,7 +32,6 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
-import java.util.ServiceLoader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.function.Executable;
@@ -44,6 +43,10 @@ import org.junit.jupiter.api.function.Executable;
  */
 public abstract class Tck {
 
+    /** For a provider's test class (the base of every TCK class). */
+    protected Tck() {
+    }
+
     /** How long any wait for a completion or event may take before the test fails. */
     protected static final Duration WAIT = Duration.ofSeconds(10);
 
@@ -51,8 +54,7 @@ public abstract class Tck {
     protected static final int ALL_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
             | Access.REMOTE_ATOMIC;
 
-    private static final TckEnvironment ENVIRONMENT = ServiceLoader.load(TckEnvironment.class).findFirst()
-            .orElseThrow(() -> new IllegalStateException("no io.jrdma.tck.TckEnvironment registered"));
+    private static final TckEnvironment ENVIRONMENT = EnvironmentLookup.find();
 
     /** Endpoint 0. */
     protected Context a;
@@ -204,6 +206,10 @@ public abstract class Tck {
 
     /** Connection parameters for {@link #connect}. */
     protected static final class Link {
+        /** The defaults below; change fields to taste. */
+        public Link() {
+        }
+
         public Mtu mtu = Mtu.MTU_1024;
         public int psn = 0x123;
         public int timeout = 14;

@@ -4,7 +4,8 @@ import io.jrdma.verbs.Context;
 
 /**
  * What a provider supplies to run the conformance suite: two device contexts that can reach each other. Found
- * with {@link java.util.ServiceLoader}; a provider's test build registers exactly one implementation.
+ * with {@link java.util.ServiceLoader} (see EnvironmentLookup for tests run on the module path); a provider's test
+ * build registers exactly one implementation, in {@code META-INF/services/io.jrdma.tck.TckEnvironment}.
  */
 public interface TckEnvironment {
 

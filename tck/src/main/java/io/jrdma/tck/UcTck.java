@@ -31,6 +31,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class UcTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected UcTck() {
+    }
+
     private static final int MTU = 1024;
 
     private Side[] pair() {

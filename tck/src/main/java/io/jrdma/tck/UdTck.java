@@ -34,6 +34,10 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class UdTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected UdTck() {
+    }
+
     private static final int QKEY = 0x11111111;
     private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);

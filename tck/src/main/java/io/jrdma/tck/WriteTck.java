@@ -32,6 +32,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 public abstract class WriteTck extends Tck {
 
+    /** For a provider's test class that runs these tests. */
+    protected WriteTck() {
+    }
+
     private static final int MTU = new Link().mtu.bytes();
 
     private static final long TARGET = 1 << 15;

@@ -59,7 +59,7 @@ public final class ChildJvm implements AutoCloseable {
         }
         cmd.addAll(settings);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(ChildClassPath.get());
         cmd.add(mainClass);
         cmd.addAll(args);
         Path o = dir.resolve(name + ".out");

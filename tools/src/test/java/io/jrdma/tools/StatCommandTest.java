@@ -166,7 +166,7 @@ class StatCommandTest {
 
     private Process java(String main, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", ChildClassPath.get(),
                 "-Djrdma.counters.dir=" + dir, main));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.PIPE).start();

@@ -1,5 +1,6 @@
 package io.jrdma.tools.compare;
 
+import io.jrdma.tools.ChildClassPath;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,7 +71,7 @@ final class ChildPair {
                 .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
         cmd.addAll(extraJvmArgs);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(ChildClassPath.get());
         cmd.add(BenchChild.class.getName());
         for (int i = 0; i < runs.size(); i++) {
             if (i > 0) {

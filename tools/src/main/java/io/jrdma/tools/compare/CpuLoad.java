@@ -1,5 +1,6 @@
 package io.jrdma.tools.compare;
 
+import io.jrdma.tools.ChildClassPath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -33,7 +34,7 @@ final class CpuLoad implements AutoCloseable {
         try {
             for (int i = 0; i < n; i++) {
                 load.processes.add(new ProcessBuilder(java, "-Xmx32m", "-XX:TieredStopAtLevel=1", "-cp",
-                        System.getProperty("java.class.path"), LoadChild.class.getName(), Long.toString(maxMs))
+                        ChildClassPath.get(), LoadChild.class.getName(), Long.toString(maxMs))
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.DISCARD).start());
             }

@@ -1,5 +1,6 @@
 package io.jrdma.tools.scale;
 
+import io.jrdma.tools.ChildClassPath;
 import io.jrdma.tools.Jrdma;
 import java.io.BufferedReader;
 import java.io.File;
@@ -144,7 +145,7 @@ final class Launcher {
         cmd.add(javaBinary());
         cmd.addAll(childJvmOptions(jvmOptions));
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(ChildClassPath.get());
         cmd.add(Jrdma.class.getName());
         cmd.add("scale");
         cmd.addAll(args);

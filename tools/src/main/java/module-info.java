@@ -1,0 +1,17 @@
+/** The {@code jrdma} command line (picocli): devices, devinfo, link, stat, demo, perftest, pingpong, bench, scale. */
+@SuppressWarnings("requires-automatic")
+module io.jrdma.tools {
+    requires io.jrdma.soft;
+    requires io.jrdma.examples;
+    requires info.picocli;
+    requires io.aeron.all;
+    requires java.management;
+    requires jdk.management;
+
+    // picocli reads the @Command/@Option/@Parameters fields and methods of the command classes reflectively
+    opens io.jrdma.tools to info.picocli;
+    opens io.jrdma.tools.compare to info.picocli;
+    opens io.jrdma.tools.perftest to info.picocli;
+    opens io.jrdma.tools.pingpong to info.picocli;
+    opens io.jrdma.tools.scale to info.picocli;
+}
