@@ -71,6 +71,19 @@ public final class DemoRun {
         this.out = out;
     }
 
+    /**
+     * {@code java -p ... -m io.jrdma.examples/io.jrdma.examples.DemoRun [ADDRESS_A ADDRESS_B]} (or on the class
+     * path): runs the demo, on 127.0.0.1 and 127.0.0.2 unless two addresses are given; exits 0 on success, 1 on any
+     * failure, 2 on bad arguments.
+     */
+    public static void main(String[] args) {
+        if (args.length != 0 && args.length != 2) {
+            System.err.println("usage: DemoRun [ADDRESS_A ADDRESS_B]");
+            System.exit(2);
+        }
+        System.exit(args.length == 2 ? run(System.out, args[0], args[1]) : run(System.out));
+    }
+
     /** Runs the demo on 127.0.0.1 and 127.0.0.2; returns 0 on success, 1 on any failure. */
     public static int run(PrintStream out) {
         return run(out, ADDRESS_A, ADDRESS_B);
