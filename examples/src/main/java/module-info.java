@@ -2,6 +2,7 @@
 @SuppressWarnings("module") // the qualified exports name modules built after this one
 module io.jrdma.examples {
     requires transitive io.jrdma.soft;
+    requires io.jrdma.wire;
     requires java.desktop;
 
     // helpers the tools and benchmarks share (RcPeer, QpConnect, DemoRun, ...); not an API of their own

@@ -5,7 +5,7 @@
  */
 module io.jrdma.soft {
     requires transitive io.jrdma.verbs;
-    requires transitive io.jrdma.wire;
+    requires io.jrdma.wire;
     requires jdk.net;
 
     exports io.jrdma.soft;

@@ -1,5 +1,5 @@
 /** The {@code jrdma} command line (picocli): devices, devinfo, link, stat, demo, perftest, pingpong, bench, scale. */
-@SuppressWarnings("requires-automatic")
+@SuppressWarnings("requires-automatic") // io.aeron.all: aeron-all has no module-info, only an Automatic-Module-Name
 module io.jrdma.tools {
     requires io.jrdma.soft;
     requires io.jrdma.examples;
