@@ -130,7 +130,7 @@ final class IbvContext implements Context {
             }
             SelfCheck.canary(a, DEVICE_ATTR, "ibv_query_device");
             return new DeviceAttr(Structs.cString(a, DA_FW_VER, 64), Long.reverseBytes(a.get(JAVA_LONG, DA_NODE_GUID)),
-                    Long.reverseBytes(a.get(JAVA_LONG, DA_SYS_IMAGE_GUID)), a.get(JAVA_LONG, DA_MAX_MR_SIZE),
+                    Long.reverseBytes(a.get(JAVA_LONG, DA_SYS_IMAGE_GUID)), unsigned(a.get(JAVA_LONG, DA_MAX_MR_SIZE)),
                     a.get(JAVA_LONG, DA_PAGE_SIZE_CAP), a.get(JAVA_INT, DA_VENDOR_ID),
                     a.get(JAVA_INT, DA_VENDOR_PART_ID), a.get(JAVA_INT, DA_HW_VER), a.get(JAVA_INT, DA_MAX_QP),
                     a.get(JAVA_INT, DA_MAX_QP_WR), a.get(JAVA_INT, DA_DEVICE_CAP_FLAGS), a.get(JAVA_INT, DA_MAX_SGE),
@@ -166,6 +166,11 @@ final class IbvContext implements Context {
                     u8(a, PA_LMC), u8(a, PA_MAX_VL_NUM), u8(a, PA_SM_SL), u8(a, PA_ACTIVE_WIDTH),
                     u8(a, PA_ACTIVE_SPEED), u8(a, PA_PHYS_STATE), LinkLayer.of(u8(a, PA_LINK_LAYER)));
         }
+    }
+
+    /** A uint64_t byte count as a Java long: saturated at Long.MAX_VALUE (kernel rxe reports ~0 for no limit). */
+    private static long unsigned(long v) {
+        return v < 0 ? Long.MAX_VALUE : v;
     }
 
     private static int u8(MemorySegment s, long offset) {
