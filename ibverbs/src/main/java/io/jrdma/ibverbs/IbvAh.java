@@ -27,6 +27,7 @@ final class IbvAh implements AddressHandle {
 
     /** ibv_create_ah (context lock held). */
     static IbvAh create(IbvPd pd, AhAttr attr) {
+        AttrChecks.av(pd.context, attr, "ah_attr");
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment a = tmp.allocate(QpStructs.AH_ATTR);
             AttrCodec.writeAh(a, 0, attr);

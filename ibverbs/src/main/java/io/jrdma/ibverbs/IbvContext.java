@@ -55,6 +55,7 @@ final class IbvContext implements Context {
     final Handles<IbvCq> cqs = new Handles<>();
     final Handles<IbvQp> qps = new Handles<>();
     final Handles<IbvSrq> srqs = new Handles<>();
+    private DeviceAttr attrs; // ibv_query_device's answer does not change: cached for the checks
     private int pdCount;
     private int cqCount;
     private int channelCount;
@@ -143,6 +144,14 @@ final class IbvContext implements Context {
                     Byte.toUnsignedInt(a.get(JAVA_BYTE, DA_LOCAL_CA_ACK_DELAY)),
                     Byte.toUnsignedInt(a.get(JAVA_BYTE, DA_PHYS_PORT_CNT)), device.maxInlineData(this));
         }
+    }
+
+    /** The device's attributes, queried once (for {@link AttrChecks}). */
+    synchronized DeviceAttr attrs() {
+        if (attrs == null) {
+            attrs = queryDevice();
+        }
+        return attrs;
     }
 
     @Override

@@ -41,7 +41,7 @@ final class IbvMw implements MemoryWindow {
         if (ctx.allocMw.address() == 0) {
             throw new VerbsException(Errno.EOPNOTSUPP, "the provider has no alloc_mw: no memory window support");
         }
-        LibIbverbs.Result r = LibIbverbs.call(Ops.ALLOC_MW, ctx.allocMw, pd.ptr, type.code());
+        LibIbverbs.Result r = LibIbverbs.callAt(Ops.ALLOC_MW, ctx.allocMw, pd.ptr, type.code());
         if (r.isNull()) {
             throw Errors.of(r.errno(), "ibv_alloc_mw(" + type + ")");
         }
@@ -89,7 +89,7 @@ final class IbvMw implements MemoryWindow {
             if (closed) {
                 return;
             }
-            LibIbverbs.Result r = LibIbverbs.call(Ops.DEALLOC_MW, pd.context.deallocMw, ptr);
+            LibIbverbs.Result r = LibIbverbs.callAt(Ops.DEALLOC_MW, pd.context.deallocMw, ptr);
             if (r.value() != 0) {
                 throw Errors.of(LibIbverbs.failure(r), "ibv_dealloc_mw");
             }

@@ -86,7 +86,8 @@ final class IbvQp implements QueuePair {
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.srq = srq;
-        this.sends = new SendWrWriter(arena, Math.clamp(cap.maxSendWr(), 1, SLOTS), cap.maxSendSge(), type, pd);
+        this.sends = new SendWrWriter(arena, Math.clamp(cap.maxSendWr(), 1, SLOTS), cap.maxSendSge(),
+                cap.maxInlineData(), type);
         this.recvs = new RecvWrWriter(arena, Math.clamp(cap.maxRecvWr(), 1, SLOTS), cap.maxRecvSge(),
                 "max_recv_sge");
         this.badSend = arena.allocate(8, 8);
@@ -114,6 +115,10 @@ final class IbvQp implements QueuePair {
             }
             srq = s;
         }
+        if (attr.cap() == null) {
+            throw new VerbsException(Errno.EINVAL, "QpInitAttr.cap is missing");
+        }
+        AttrChecks.caps(attr.cap(), srq != null, ctx.attrs());
         long id = ctx.qps.reserve();
         try (Arena tmp = Arena.ofConfined()) {
             MemorySegment init = tmp.allocate(QP_INIT_ATTR);
@@ -142,7 +147,7 @@ final class IbvQp implements QueuePair {
             if (qpn <= 1 || qpn > 0xFFFFFF) {
                 throw SelfCheck.mismatch("ibv_qp.qp_num is " + qpn + ", not a 24-bit number above QP1");
             }
-            QpCap granted = AttrCodec.readCap(init, QIA_CAP, new QpCap()); // ibv_create_qp writes the caps back
+            QpCap granted = granted(ctx, qp, AttrCodec.readCap(init, QIA_CAP, new QpCap()));
             IbvQp q = new IbvQp(pd, qp, id, attr.qpType(), granted, sendCq, recvCq, srq);
             ctx.qps.set(id, q);
             sendCq.retain();
@@ -151,6 +156,27 @@ final class IbvQp implements QueuePair {
                 srq.retain();
             }
             return q;
+        }
+    }
+
+    /**
+     * The caps a new QP really has: ibv_create_qp writes some back into its init attributes, but kernel rxe reports
+     * the queue sizes it rounded up to (a power of two less one) only to ibv_query_qp; the larger of each.
+     */
+    private static QpCap granted(IbvContext ctx, MemorySegment qp, QpCap created) {
+        try (Arena tmp = Arena.ofConfined()) {
+            MemorySegment a = SelfCheck.withCanary(tmp, QP_ATTR);
+            MemorySegment init = SelfCheck.withCanary(tmp, QP_INIT_ATTR);
+            LibIbverbs.Result r = LibIbverbs.call(ctx.lib.queryQp, qp, a, QpAttrMask.CAP.bit(), init);
+            if (r.value() != 0) {
+                return created;
+            }
+            SelfCheck.canary(a, QP_ATTR, "ibv_query_qp");
+            SelfCheck.canary(init, QP_INIT_ATTR, "ibv_query_qp");
+            QpCap q = AttrCodec.readCap(a, QpStructs.QA_CAP, new QpCap());
+            return new QpCap(Math.max(created.maxSendWr(), q.maxSendWr()), Math.max(created.maxRecvWr(),
+                    q.maxRecvWr()), Math.max(created.maxSendSge(), q.maxSendSge()), Math.max(created.maxRecvSge(),
+                    q.maxRecvSge()), Math.max(created.maxInlineData(), q.maxInlineData()));
         }
     }
 
@@ -221,10 +247,8 @@ final class IbvQp implements QueuePair {
             if (next == null) {
                 throw new VerbsException(Errno.EINVAL, "qp_state is missing");
             }
-            if (mask.contains(QpAttrMask.PATH_MTU) && attr.pathMtu() == null) {
-                throw new VerbsException(Errno.EINVAL, "path_mtu is missing");
-            }
             QpTransitions.validate(type, from, next, bits);
+            AttrChecks.values(context, attr, mask);
             try (Arena tmp = Arena.ofConfined()) {
                 MemorySegment a = tmp.allocate(QP_ATTR);
                 AttrCodec.writeQp(a, attr);
@@ -331,7 +355,7 @@ final class IbvQp implements QueuePair {
             bind.set(JAVA_LONG, bi + WrStructs.BI_ADDR, info.addr());
             bind.set(JAVA_LONG, bi + WrStructs.BI_LENGTH, info.length());
             bind.set(JAVA_INT, bi + WrStructs.BI_MW_ACCESS_FLAGS, info.mwAccessFlags());
-            LibIbverbs.Result r = LibIbverbs.call(Ops.BIND_MW, context.bindMw, ptr, mw.ptr, bind);
+            LibIbverbs.Result r = LibIbverbs.callAt(Ops.BIND_MW, context.bindMw, ptr, mw.ptr, bind);
             if (r.value() != 0) {
                 throw Errors.of(LibIbverbs.failure(r), "ibv_bind_mw(QP " + qpn + ")");
             }

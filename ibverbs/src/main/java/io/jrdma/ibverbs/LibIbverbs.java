@@ -134,11 +134,27 @@ final class LibIbverbs {
      * the errno it left. The control path only: it allocates.
      */
     static Result call(MethodHandle h, Object... args) {
+        return invoke(h, null, args);
+    }
+
+    /**
+     * As {@link #call} for an unbound downcall handle (the function pointers of {@link Ops}): the function's
+     * address comes first, then the errno capture argument, then {@code args}.
+     */
+    static Result callAt(MethodHandle h, MemorySegment function, Object... args) {
+        return invoke(h, function, args);
+    }
+
+    private static Result invoke(MethodHandle h, MemorySegment function, Object[] args) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CAPTURE);
-            Object[] all = new Object[args.length + 1];
-            all[0] = state;
-            System.arraycopy(args, 0, all, 1, args.length);
+            int lead = function == null ? 1 : 2;
+            Object[] all = new Object[args.length + lead];
+            if (function != null) {
+                all[0] = function;
+            }
+            all[lead - 1] = state;
+            System.arraycopy(args, 0, all, lead, args.length);
             Object r = h.invokeWithArguments(Arrays.asList(all));
             int errno = (int) ERRNO.get(state, 0L);
             if (r instanceof MemorySegment p) {

@@ -35,6 +35,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.Sge;
 import io.jrdma.verbs.WrOpcode;
@@ -55,8 +56,8 @@ final class SendWrWriter {
 
     final int slots;
     private final int maxSge;
+    private final int maxInline;
     private final QpType type;
-    private final IbvPd pd;
     final MemorySegment wrs;
     private final MemorySegment sges;
     private final long wrBase;
@@ -70,11 +71,11 @@ final class SendWrWriter {
     String refusal;
     Errno refusalErrno;
 
-    SendWrWriter(Arena arena, int slots, int maxSge, QpType type, IbvPd pd) {
+    SendWrWriter(Arena arena, int slots, int maxSge, int maxInline, QpType type) {
         this.slots = slots;
         this.maxSge = Math.max(1, maxSge);
+        this.maxInline = maxInline;
         this.type = type;
-        this.pd = pd;
         this.wrs = arena.allocate(WR_SIZE * slots, 8);
         this.sges = arena.allocate(SGE_SIZE * this.maxSge * slots, 8);
         this.wrBase = wrs.address();
@@ -149,13 +150,27 @@ final class SendWrWriter {
                 return refuse(Errno.EINVAL, "gather entry " + i + " is null");
             }
         }
-        if (type == QpType.UD) {
-            if (!(wr.ah() instanceof IbvAh ah) || ah.closed()) {
-                return refuse(Errno.EINVAL, "a UD send needs an open address handle of this provider");
+        if (!allowed(type, op)) {
+            return refuse(Errno.EINVAL, "opcode " + op + " is not valid on a " + type + " QP");
+        }
+        boolean inline = (wr.sendFlags() & SendFlags.INLINE) != 0;
+        if (inline || op.isAtomic()) {
+            long total = wr.totalLength();
+            if (op.isAtomic() && (total != 8 || (wr.remoteAddr() & 7) != 0 || inline)) {
+                return refuse(Errno.EINVAL, "an atomic needs exactly 8 bytes of local buffer (has " + total
+                        + "), an 8-byte aligned remote_addr (0x" + Long.toHexString(wr.remoteAddr())
+                        + ") and no INLINE flag");
             }
-            if (ah.pd != pd) {
-                return refuse(Errno.EINVAL, "the address handle belongs to another protection domain than the QP");
+            if (inline && op == WrOpcode.RDMA_READ) {
+                return refuse(Errno.EINVAL, "RDMA_READ cannot be INLINE");
             }
+            if (inline && total > maxInline) {
+                return refuse(Errno.EINVAL, "inline data of " + total + " bytes exceeds max_inline_data "
+                        + maxInline);
+            }
+        }
+        if (type == QpType.UD && (!(wr.ah() instanceof IbvAh ah) || ah.closed())) {
+            return refuse(Errno.EINVAL, "a UD send needs an open address handle of this provider");
         }
         if (op == WrOpcode.BIND_MW) {
             if (!(wr.mw() instanceof IbvMw mw) || mw.closed()) {
@@ -167,6 +182,18 @@ final class SendWrWriter {
             }
         }
         return true;
+    }
+
+    /**
+     * The operations a transport carries (the kernel's wr_opcode_mask, which kernel rxe applies only when the
+     * request runs): UC has no RDMA READ, atomics or SEND with invalidate; UD sends only SEND and SEND_WITH_IMM.
+     */
+    static boolean allowed(QpType type, WrOpcode op) {
+        return switch (type) {
+            case RC -> true;
+            case UC -> op != WrOpcode.RDMA_READ && !op.isAtomic() && op != WrOpcode.SEND_WITH_INV;
+            case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
+        };
     }
 
     private void fill(int slot, SendWr wr) {

@@ -34,7 +34,7 @@ class SendWrWriterTest {
     void shouldWriteAChainWithItsUnionsNextPointersAndGatherLists() {
         SendWriterFixture f = new SendWriterFixture(arena, 8, 2);
         SendWr atomic = new SendWr().wrId(3).opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sg(new Sge(0x3000, 8, 0x33))
-                .remote(0xAAAA, 0x44).compareAdd(5).swap(6).signaled(true);
+                .remote(0xAAA8, 0x44).compareAdd(5).swap(6).signaled(true);
         SendWr write = new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(0x01020304)
                 .sg(new Sge(0x2000, 100, 0x22), new Sge(0x2100, 50, 0x22)).remote(0xBBBB, 0x55).next(atomic);
         SendWr send = new SendWr().wrId(1).opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(0x99)
@@ -63,7 +63,7 @@ class SendWrWriterTest {
         assertEquals(0x2100, sges.get(JAVA_LONG, SGE.byteSize() + WrStructs.SGE_ADDR));
         assertEquals(50, sges.get(JAVA_INT, SGE.byteSize() + WrStructs.SGE_LENGTH));
         assertEquals(0x22, sges.get(JAVA_INT, SGE.byteSize() + WrStructs.SGE_LKEY));
-        assertEquals(0xAAAA, s.get(JAVA_LONG, wr(2, WrStructs.SWR_ATOMIC_REMOTE_ADDR)));
+        assertEquals(0xAAA8, s.get(JAVA_LONG, wr(2, WrStructs.SWR_ATOMIC_REMOTE_ADDR)));
         assertEquals(5, s.get(JAVA_LONG, wr(2, WrStructs.SWR_ATOMIC_COMPARE_ADD)));
         assertEquals(6, s.get(JAVA_LONG, wr(2, WrStructs.SWR_ATOMIC_SWAP)));
         assertEquals(0x44, s.get(JAVA_INT, wr(2, WrStructs.SWR_ATOMIC_RKEY)));
@@ -102,7 +102,7 @@ class SendWrWriterTest {
 
     @Test
     void shouldRefuseAUdSendWithoutAnAddressHandleBadFlow() {
-        SendWrWriter w = new SendWrWriter(arena, 4, 1, QpType.UD, null);
+        SendWrWriter w = new SendWrWriter(arena, 4, 1, 64, QpType.UD);
         assertEquals(0, w.write(new SendWr().sg(new Sge(1, 1, 1))));
         assertEquals("a UD send needs an open address handle of this provider", w.refusal);
     }
@@ -123,12 +123,32 @@ class SendWrWriterTest {
         assertEquals("num_sge 3 is out of range [0, 2] (max_recv_sge)", w.refusal);
     }
 
-    /** A writer for an RC QP, without a PD (RC requests never look at it). */
+    @Test
+    void shouldRefuseOpcodesTheTransportLacksAndBadInlineOrAtomicsBadFlow() {
+        SendWrWriter ud = new SendWrWriter(arena, 4, 1, 64, QpType.UD);
+        assertEquals(0, ud.write(new SendWr().opcode(WrOpcode.RDMA_WRITE)));
+        assertEquals("opcode RDMA_WRITE is not valid on a UD QP", ud.refusal);
+        SendWrWriter uc = new SendWrWriter(arena, 4, 1, 64, QpType.UC);
+        assertEquals(0, uc.write(new SendWr().opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)));
+        assertEquals("opcode ATOMIC_FETCH_AND_ADD is not valid on a UC QP", uc.refusal);
+        SendWrWriter rc = new SendWriterFixture(arena, 4, 2).writer;
+        assertEquals(0, rc.write(new SendWr().sendFlags(SendFlags.INLINE).sg(new Sge(1, 65, 1))));
+        assertEquals("inline data of 65 bytes exceeds max_inline_data 64", rc.refusal);
+        assertEquals(0, rc.write(new SendWr().opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.INLINE)
+                .sg(new Sge(1, 8, 1))));
+        assertEquals("RDMA_READ cannot be INLINE", rc.refusal);
+        assertEquals(0, rc.write(new SendWr().opcode(WrOpcode.ATOMIC_CMP_AND_SWP).sg(new Sge(1, 8, 1))
+                .remote(0x1004, 1)));
+        assertEquals("an atomic needs exactly 8 bytes of local buffer (has 8), an 8-byte aligned remote_addr "
+                + "(0x1004) and no INLINE flag", rc.refusal);
+    }
+
+    /** A writer for an RC QP. */
     private static final class SendWriterFixture {
         final SendWrWriter writer;
 
         SendWriterFixture(Arena arena, int slots, int maxSge) {
-            writer = new SendWrWriter(arena, slots, maxSge, QpType.RC, null);
+            writer = new SendWrWriter(arena, slots, maxSge, 64, QpType.RC);
         }
     }
 }
