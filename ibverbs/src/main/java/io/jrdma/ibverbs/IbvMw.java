@@ -67,9 +67,14 @@ final class IbvMw implements MemoryWindow {
         return rkey;
     }
 
-    /** A BIND_MW request giving the window {@code rkey} was posted. */
+    /**
+     * A BIND_MW request giving the window {@code rkey} was posted: the struct's rkey follows too, as ibv_bind_mw
+     * makes it for type 1, since providers take the window's current rkey from it for its next bind or
+     * invalidation (kernel rxe refuses a bind naming a stale one with MW_BIND_ERR).
+     */
     void rkey(int rkey) {
         this.rkey = rkey;
+        ptr.set(JAVA_INT, MW_RKEY, rkey);
     }
 
     /** Takes the rkey ibv_bind_mw left in the struct; returns it. */

@@ -70,6 +70,7 @@ final class IbvQp implements QueuePair {
     private final MemorySegment badSend;
     private final MemorySegment badRecv;
     private final MemorySegment bind;
+    private final MemorySegment unbindMr;
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
     private volatile boolean closed;
@@ -93,6 +94,7 @@ final class IbvQp implements QueuePair {
         this.badSend = arena.allocate(8, 8);
         this.badRecv = arena.allocate(8, 8);
         this.bind = arena.allocate(WrStructs.MW_BIND);
+        this.unbindMr = arena.allocate(ContextStructs.MR);
         this.postSendFn = context.postSend;
         this.postRecvFn = context.postRecv;
     }
@@ -351,7 +353,7 @@ final class IbvQp implements QueuePair {
             bind.set(JAVA_LONG, WrStructs.MWB_WR_ID, mwBind.wrId());
             bind.set(JAVA_INT, WrStructs.MWB_SEND_FLAGS, mwBind.sendFlags());
             long bi = WrStructs.MWB_BIND_INFO;
-            bind.set(JAVA_LONG, bi + WrStructs.BI_MR, mr == null ? 0 : mr.ptr.address());
+            bind.set(JAVA_LONG, bi + WrStructs.BI_MR, mr != null ? mr.ptr.address() : unbindRegion(mw).address());
             bind.set(JAVA_LONG, bi + WrStructs.BI_ADDR, info.addr());
             bind.set(JAVA_LONG, bi + WrStructs.BI_LENGTH, info.length());
             bind.set(JAVA_INT, bi + WrStructs.BI_MW_ACCESS_FLAGS, info.mwAccessFlags());
@@ -361,6 +363,18 @@ final class IbvQp implements QueuePair {
             }
             return mw.refreshRkey();
         }
+    }
+
+    /**
+     * The region a zero-length bind (an unbind) names: a zeroed ibv_mr of the window's context and PD, not NULL,
+     * because rdma-core 44's rxe provider reads {@code bind_info->mr->lkey} unconditionally in rxe_bind_mw (a
+     * segfault for NULL); providers ignore the region of a zero-length bind.
+     */
+    private MemorySegment unbindRegion(IbvMw mw) {
+        MemorySegment placeholder = unbindMr;
+        placeholder.set(JAVA_LONG, ContextStructs.MR_CONTEXT, context.ptr.address());
+        placeholder.set(JAVA_LONG, ContextStructs.MR_PD, mw.pd.ptr.address());
+        return placeholder;
     }
 
     @Override
