@@ -33,7 +33,7 @@ final class KnownDifferences {
                 "IbvMrTck#sgeOfAnotherPdIsEinvalForSendsAndReceivesBadFlow",
                 "IbvMrTck#sgeReachingPastItsRegionIsEinvalBadFlow",
                 "IbvIsolationTck#receiveWithAnLkeyOfAnotherPdIsRefusedAtPost",
-                "IbvIsolationTck#sendWithAnLkeyOfAnotherPdIsRefusedAtPost");
+                "IbvIsolationTck#sendWithAnLkeyOfAnotherPdIsRefusedAtPost", "IbvIsolationTck#windowRkeyIsNotAnLkey");
         add("kernel rxe 6.1: modify SQD -> RTS does not restart the requester; requests posted in SQD wait until "
                 + "the next ibv_post_send rings the doorbell (probed: they complete after a second post)",
                 "IbvMrTck#readTargetDeregisteredAfterPostingBadFlow",
@@ -66,7 +66,8 @@ final class KnownDifferences {
                 "IbvAtomicTck#atomicWithABadRkeyFailsWithRemoteAccessError",
                 "IbvMwTck#boundType2WindowCannotBeBoundAgain", "IbvMwTck#localInvalidateOfAType1WindowFails",
                 "IbvMwTck#bindToARegionWithoutMwBindFails", "IbvMwTck#bindReachingPastTheRegionFails",
-                "IbvMwTck#zeroLengthType2BindFails", "IbvMwTck#writableWindowNeedsLocalWriteOnTheRegion");
+                "IbvMwTck#zeroLengthType2BindFails", "IbvMwTck#writableWindowNeedsLocalWriteOnTheRegion",
+                "IbvIsolationTck#type2BindThroughAQpOfAnotherPdFails");
         add("kernel rxe 6.1: every receive completion of a user QP carries IB_WC_GRH, whatever the QP type, and the "
                 + "kernel's ib_wc_flags are written to the user CQ unconverted, so IB_WC_WITH_INVALIDATE (1 << 2) "
                 + "reads as IBV_WC_IP_CSUM_OK and IBV_WC_WITH_INV never appears",
