@@ -1,6 +1,5 @@
 package io.jrdma.ibverbs;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.jrdma.verbs.CompletionChannel;
@@ -48,17 +47,21 @@ final class IbvChannel implements CompletionChannel {
     public CompletionQueue awaitEvent(Duration timeout) {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
         while (true) {
+            long cqPtr;
+            long id;
             synchronized (this) {
                 if (closed) {
                     throw new VerbsException(Errno.EINVAL, "completion channel is destroyed");
                 }
                 LibIbverbs.Result r = LibIbverbs.call(context.lib.getCqEvent, ptr, out, out.asSlice(8));
-                if (r.value() == 0) {
-                    return event();
-                }
-                if (r.errno() != EAGAIN) {
+                if (r.value() != 0 && r.errno() != EAGAIN) {
                     throw Errors.of(r.errno(), "ibv_get_cq_event");
                 }
+                cqPtr = r.value() == 0 ? out.get(JAVA_LONG, 0) : 0;
+                id = out.get(JAVA_LONG, 8);
+            }
+            if (cqPtr != 0) {
+                return event(cqPtr, id); // outside this channel's lock: close() takes the context's, then it
             }
             long leftNs = deadline - System.nanoTime();
             if (leftNs <= 0) {
@@ -69,15 +72,13 @@ final class IbvChannel implements CompletionChannel {
     }
 
     /** The CQ an event named: the cq_context libibverbs returns is the CQ's id in its context. */
-    private IbvCq event() {
-        MemorySegment cqPtr = out.get(ADDRESS, 0);
-        long id = out.get(JAVA_LONG, 8);
+    private IbvCq event(long cqPtr, long id) {
         IbvCq cq;
         synchronized (context) {
             cq = context.cqs.get(id);
         }
-        if (cq == null || cq.ptr.address() != cqPtr.address()) {
-            throw SelfCheck.mismatch("ibv_get_cq_event returned cq 0x" + Long.toHexString(cqPtr.address())
+        if (cq == null || cq.ptr.address() != cqPtr) {
+            throw SelfCheck.mismatch("ibv_get_cq_event returned cq 0x" + Long.toHexString(cqPtr)
                     + " with cq_context " + id + ", which is no CQ of this context");
         }
         cq.eventReceived();
