@@ -21,13 +21,18 @@ public final class DeviceReport {
     private DeviceReport() {
     }
 
-    /** The device list as ibv_devices prints it: name and node GUID, one device a line, under a header. */
+    /**
+     * The device list as ibv_devices prints it: name and node GUID, one device a line, under a header. A name two
+     * providers share (the kernel's rxe0 and the soft rxe0) is printed as {@code provider:name}, the selector that
+     * picks that one ({@link io.jrdma.verbs.Verbs#device}).
+     */
     public static String devices(List<? extends Device> devices) {
         StringBuilder sb = new StringBuilder();
         line(sb, "    %-16s\t   node GUID", "device");
         line(sb, "    %-16s\t----------------", "------");
         for (Device d : devices) {
-            line(sb, "    %-16s\t%016x", d.name(), d.guid());
+            boolean shared = devices.stream().anyMatch(o -> o != d && o.name().equals(d.name()));
+            line(sb, "    %-16s\t%016x", shared ? d.provider() + ":" + d.name() : d.name(), d.guid());
         }
         return sb.toString();
     }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jrdma.soft.SoftContext;
 import io.jrdma.soft.SoftDevice;
 import io.jrdma.soft.Threading;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Device;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -35,6 +37,37 @@ class DeviceReportTest {
         assertEquals("    device          \t   node GUID\n"
                 + "    ------          \t----------------\n"
                 + "    rxe3            \t" + String.format("%016x", d.guid()) + "\n", text);
+    }
+
+    @Test
+    void shouldQualifyANameTwoProvidersShare() {
+        SoftDevice d = SoftDevice.builder().name("rxe3").address(ADDR).build();
+        Device kernel = new Device() {
+            @Override
+            public String name() {
+                return "rxe3";
+            }
+
+            @Override
+            public long guid() {
+                return 0x5054ff0077000bL;
+            }
+
+            @Override
+            public String provider() {
+                return "ibverbs";
+            }
+
+            @Override
+            public Context open() {
+                throw new UnsupportedOperationException();
+            }
+        };
+        String text = DeviceReport.devices(List.of(kernel, d));
+        assertEquals("    device          \t   node GUID\n"
+                + "    ------          \t----------------\n"
+                + "    ibverbs:rxe3    \t005054ff0077000b\n"
+                + "    soft:rxe3       \t" + String.format("%016x", d.guid()) + "\n", text);
     }
 
     @Test
