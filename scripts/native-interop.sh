@@ -1,0 +1,120 @@
+# Interop cases for the native provider, sourced by scripts/native-rxe.sh (which sets lab, root, JAVA_HOME, logs
+# and boots 2 VMs): jrdma's tools on the ibverbs provider in vm1 (10.77.0.11) against rdma-core's tools in vm2
+# (10.77.0.12) and against jrdma on the soft provider in the lab's namespace (10.77.0.1), each case in both roles.
+# In vm1 `-d rxe0` names the kernel's device: the ibverbs provider lists it before the soft default rxe0
+# (127.0.0.1), which could not reach either peer.
+# Defines native_interop; it prints one PASS/FAIL line per case and role, then "N passed, M failed", and sets
+# passed and failed.
+
+NATIVE_TCP_PORT=18515
+
+# The tools jar, as the guests see it (the host's / is mounted at /host) and as the namespace runs it.
+native_tools_jar() {
+    local j
+    for j in "$root"/tools/target/jrdma-tools-*.jar; do
+        case "$j" in *-sources.jar | *-javadoc.jar | *-tests.jar) ;; *) [[ -f "$j" ]] && { echo "$j"; return 0; } ;; esac
+    done
+    return 1
+}
+
+# on WHERE SECONDS CMD: CMD (a shell string) in vm1, vm2 or the namespace (ns), bounded in time.
+on() {
+    local where=$1 t=$2
+    shift 2
+    case "$where" in
+        vm*) "$lab" exec --vm "${where#vm}" --timeout "$t" -n -- "$*" ;;
+        ns) timeout "$t" "$lab" ns -- bash -c "$*" ;;
+    esac
+}
+
+# listening WHERE: until a server listens on the tools' TCP port there (at most 60 s).
+listening() {
+    local end=$((SECONDS + 60))
+    if [[ $1 == vm* ]]; then
+        on "$1" 70 "rxelab-wait-listen $NATIVE_TCP_PORT 60" >/dev/null 2>&1
+        return
+    fi
+    while ((SECONDS < end)); do
+        "$lab" ns -- ss -Hltn "sport = :$NATIVE_TCP_PORT" 2>/dev/null | grep -q . && return 0
+        sleep 0.3
+    done
+    return 1
+}
+
+# tool_cmd IMPL TOOL ARGS: the command line of TOOL for one implementation: real (rdma-core, perftest), native
+# (jrdma on the ibverbs provider, in a guest) or soft (jrdma on the soft provider, in the namespace).
+tool_cmd() {
+    local impl=$1 tool=$2 args=$3 gid="-x 1"
+    [[ $tool == *_pingpong ]] && gid="-g 1"
+    case "$impl" in
+        real) [[ $tool == *_pingpong ]] && tool="ibv_$tool"
+            echo "$tool -d rxe0 $gid $args" ;;
+        native) echo "/host$JAVA_HOME/bin/java -Xmx256m -jar /host$NATIVE_JAR $tool -d rxe0 $gid $args --timeout=100" ;;
+        soft) echo "env JRDMA_DEVICES=rxe0=10.77.0.1 $JAVA_HOME/bin/java -jar $NATIVE_JAR $tool -d rxe0 $gid $args" \
+            "--timeout=100" ;;
+    esac
+}
+
+# native_case TOOL ARGS SERVER_IMPL@WHERE CLIENT_IMPL@WHERE SERVER_IP: one case in one role; up to two attempts
+# when a real perftest could not calibrate the emulated guest's clock ("Can't produce a report").
+native_case() {
+    local tool=$1 args=$2 sside=$3 cside=$4 ip=$5
+    local simpl=${sside%@*} swhere=${sside#*@} cimpl=${cside%@*} cwhere=${cside#*@}
+    local tag s c ok attempt spid size
+    tag=$(echo "$tool $args $simpl-$cimpl" | tr -c 'a-zA-Z0-9\n' '_')
+    s="$logs/$tag.server.log" c="$logs/$tag.client.log"
+    size=$(echo " $args " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
+    for attempt in 1 2; do
+        ok=0
+        (on "$swhere" 150 "$(tool_cmd "$simpl" "$tool" "$args")"; echo "[exit status $?]") >"$s" 2>&1 &
+        spid=$!
+        listening "$swhere" || ok=1
+        (on "$cwhere" 150 "$(tool_cmd "$cimpl" "$tool" "$args") $ip"; echo "[exit status $?]") >"$c" 2>&1
+        wait "$spid"
+        [[ $(tail -n 1 "$s") == "[exit status 0]" && $(tail -n 1 "$c") == "[exit status 0]" ]] || ok=1
+        if [[ $tool == *_pingpong ]]; then
+            grep -q " iters in .* usec/iter" "$c" && grep -q " iters in .* usec/iter" "$s" || ok=1
+            grep -q -e "invalid data" -e "Failed status" "$s" "$c" && ok=1
+        else
+            grep -qE "^ ${size:-[0-9]+} +[0-9]+ +[0-9]" "$c" || ok=1
+            grep -qiE "error|fail|couldn|unable|invalid|timed out" "$s" "$c" && ok=1
+        fi
+        ((ok != 0 && attempt == 1)) && grep -q "Can't produce a report" "$s" "$c" && continue
+        break
+    done
+    if ((ok == 0)); then
+        echo "PASS $simpl-server/$cimpl-client $tool $args"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $simpl-server/$cimpl-client $tool $args (logs: $s $c)"
+        failed=$((failed + 1))
+    fi
+}
+
+# both TOOL ARGS PEER_IMPL@WHERE PEER_IP: the native tool in vm1 as server then as client against the peer.
+both() {
+    native_case "$1" "$2" native@vm1 "$3" 10.77.0.11
+    native_case "$1" "$2" "$3" native@vm1 "$4"
+}
+
+native_interop() {
+    passed=0
+    failed=0
+    NATIVE_JAR=$(native_tools_jar) || { echo "native: no tools jar"; failed=1; return; }
+    local start=$SECONDS
+    echo "native: interop cases (native provider in vm1; rdma-core in vm2; soft provider in the namespace) ..." >&2
+    # against rdma-core's tools in vm2
+    both rc_pingpong "-n 20 -s 4097 -c" real@vm2 10.77.0.12
+    both ud_pingpong "-n 10 -s 1024" real@vm2 10.77.0.12
+    both ib_send_lat "-n 100 -s 2" real@vm2 10.77.0.12
+    both ib_write_bw "-n 50 -s 65536" real@vm2 10.77.0.12
+    both ib_read_bw "-n 50 -s 4097" real@vm2 10.77.0.12
+    both ib_atomic_bw "-n 50 -A FETCH_AND_ADD" real@vm2 10.77.0.12
+    # against jrdma on the soft provider (the lab's namespace, 10.77.0.1)
+    both rc_pingpong "-n 20 -s 4097 -c" soft@ns 10.77.0.1
+    both ib_send_lat "-n 100 -s 2" soft@ns 10.77.0.1
+    both ib_write_bw "-n 50 -s 65536" soft@ns 10.77.0.1
+    both ib_read_lat "-n 50 -s 4097" soft@ns 10.77.0.1
+    echo "native: interop cases took $((SECONDS - start)) s; logs in $logs" >&2
+    echo "$passed passed, $failed failed"
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The native provider's overhead against C, on the same kernel rxe devices in the same run: rdma-core's
+# ibv_rc_pingpong and perftest's ib_send_lat / ib_write_bw (C) against jrdma's rc_pingpong / ib_send_lat /
+# ib_write_bw on the ibverbs provider (Java through FFM), server in rxe-lab's vm1, client in vm2, the two
+# implementations alternated round by round. Prints every run and the median ratio jrdma / C per test.
+# A benchmark, not a test: it asserts nothing. The guests are emulated (TCG): compare ratios only.
+#
+#   scripts/native-overhead.sh [ROUNDS] [ITERS]      # defaults 3 rounds, 2000 iterations
+# Environment: RXE_LAB (the rxe-lab script), KEEP_LAB=1 (leave the VMs up), LOGS=DIR.
+set -uo pipefail
+
+root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+rounds=${1:-3}
+iters=${2:-2000}
+lab=${RXE_LAB:-}
+for c in "$root/../shared/rxe-lab/rxe-lab" "$root/../../shared/rxe-lab/rxe-lab" /work/shared/rxe-lab/rxe-lab; do
+    [[ -z "$lab" && -x "$c" ]] && lab=$c
+done
+[[ $(id -u) -eq 0 && -n "$lab" ]] || { echo "native-overhead: needs root and rxe-lab (set RXE_LAB)" >&2; exit 2; }
+
+# shellcheck source=scripts/java-home.sh
+source "$root/scripts/java-home.sh"
+JAVA_HOME=$(jrdma_java_home) || exit 1
+JAR=$(ls "$root"/tools/target/jrdma-tools-*.jar 2>/dev/null | grep -v -e sources -e javadoc -e tests | head -n 1)
+if [[ -z "$JAR" || ! -d "$root/tools/target/lib" ]]; then
+    (cd "$root" && JAVA_HOME=$JAVA_HOME ./mvnw -B -q -o -pl tools -am package -DskipTests) >&2 || exit 1
+    JAR=$(ls "$root"/tools/target/jrdma-tools-*.jar | grep -v -e sources -e javadoc -e tests | head -n 1)
+fi
+logs=${LOGS:-$(mktemp -d /tmp/native-overhead.XXXXXX)}
+mkdir -p "$logs"
+
+if ! "$lab" exec --vm 2 --timeout 20 -n -- true >/dev/null 2>&1; then
+    "$lab" down >/dev/null 2>&1
+    echo "native-overhead: rxe-lab up --vms 2 ..." >&2
+    timeout 400 "$lab" up --vms 2 >"$logs/up.log" 2>&1 || { echo "rxe-lab up failed: $logs/up.log" >&2; exit 1; }
+fi
+[[ ${KEEP_LAB:-0} == 1 ]] || trap '"$lab" down >/dev/null 2>&1' EXIT
+
+JAVA="/host$JAVA_HOME/bin/java --enable-native-access=ALL-UNNAMED -jar /host$JAR"
+SERVER_IP=10.77.0.11
+
+# pair IMPL TEST ARGS: one server (vm1) + client (vm2) run; prints the client's figure (or "FAILED").
+pair() {
+    local impl=$1 test=$2 args=$3 cmd figure
+    case "$impl:$test" in
+        c:rc_pingpong) cmd="ibv_rc_pingpong $args" ;;
+        c:*) cmd="$test $args" ;;
+        jrdma:*) cmd="env JRDMA_PROVIDER=ibverbs $JAVA $test $args" ;;
+    esac
+    local tag="$impl-$test-$n"
+    "$lab" exec --vm 1 --timeout 300 -n -- "$cmd" >"$logs/$tag.server" 2>&1 &
+    local spid=$!
+    "$lab" exec --vm 1 --timeout 60 -n -- "rxelab-wait-listen 18515 50" >/dev/null 2>&1
+    "$lab" exec --vm 2 --timeout 300 -n -- "$cmd $SERVER_IP" >"$logs/$tag.client" 2>&1
+    wait "$spid"
+    case "$test" in
+        rc_pingpong) figure=$(sed -n 's/.* = \([0-9.]*\) usec\/iter.*/\1/p' "$logs/$tag.client") ;;
+        ib_send_lat) figure=$(awk '$1 == 2 && NF >= 9 { print $5 }' "$logs/$tag.client") ;;
+        ib_write_bw) figure=$(awk '$1 == 65536 && NF >= 5 { print $4 }' "$logs/$tag.client") ;;
+    esac
+    echo "${figure:-FAILED}"
+}
+
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
+
+declare -A runs
+tests=("rc_pingpong|-d rxe0 -g 1 -n $iters -s 64|usec/iter"
+    "ib_send_lat|-d rxe0 -x 1 -n $iters -s 2|t_typical usec"
+    "ib_write_bw|-d rxe0 -x 1 -n $((iters / 4)) -s 65536|MB/s")
+for ((n = 1; n <= rounds; n++)); do
+    for t in "${tests[@]}"; do
+        IFS='|' read -r test args unit <<<"$t"
+        # alternate which implementation goes first, so a drifting machine favours neither
+        order=(c jrdma)
+        ((n % 2 == 0)) && order=(jrdma c)
+        for impl in "${order[@]}"; do
+            f=$(pair "$impl" "$test" "$args")
+            echo "round $n $test $impl: $f $unit"
+            runs[$impl,$test]+="$f "
+        done
+    done
+done
+
+echo
+echo "| test | unit | C (median) | jrdma ibverbs (median) | jrdma / C cost |"
+echo "|---|---|---:|---:|---:|"
+for t in "${tests[@]}"; do
+    IFS='|' read -r test args unit <<<"$t"
+    c=$(tr ' ' '\n' <<<"${runs[c,$test]}" | grep -E '^[0-9.]+$' | median)
+    j=$(tr ' ' '\n' <<<"${runs[jrdma,$test]}" | grep -E '^[0-9.]+$' | median)
+    ratio="-"
+    if [[ -n "$c" && -n "$j" ]]; then
+        # cost per operation: latency as is, bandwidth inverted
+        if [[ $test == *_bw ]]; then ratio=$(awk -v c="$c" -v j="$j" 'BEGIN { printf "%.2f", c / j }')
+        else ratio=$(awk -v c="$c" -v j="$j" 'BEGIN { printf "%.2f", j / c }'); fi
+    fi
+    echo "| $test $args | $unit | ${c:--} | ${j:--} | $ratio |"
+done
+echo "logs: $logs"
