@@ -1,5 +1,7 @@
 package io.jrdma.ibverbs;
 
+import static io.jrdma.verbs.spi.QpAttrRanges.range;
+
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.DeviceAttr;
 import io.jrdma.verbs.Errno;
@@ -7,6 +9,7 @@ import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.VerbsException;
+import io.jrdma.verbs.spi.QpAttrRanges;
 import java.util.Set;
 
 /**
@@ -20,21 +23,9 @@ final class AttrChecks {
     private AttrChecks() {
     }
 
-    private static void check(long v, long min, long max, String name) {
-        if (v < min || v > max) {
-            throw new VerbsException(Errno.EINVAL, name + " " + v + " is out of range [" + min + ", " + max + "]");
-        }
-    }
-
     /** ibv_create_qp's caps against the device's limits (receive caps are ignored with an SRQ, as in rxe). */
     static void caps(QpCap c, boolean srq, DeviceAttr d) {
-        check(c.maxSendWr(), 0, d.maxQpWr(), "max_send_wr");
-        check(c.maxSendSge(), 0, d.maxSge(), "max_send_sge");
-        if (!srq) {
-            check(c.maxRecvWr(), 0, d.maxQpWr(), "max_recv_wr");
-            check(c.maxRecvSge(), 0, d.maxSge(), "max_recv_sge");
-        }
-        check(c.maxInlineData(), 0, d.maxInlineData(), "max_inline_data");
+        QpAttrRanges.caps(c, srq, d.maxQpWr(), d.maxSge(), d.maxInlineData());
     }
 
     /** The values of a modify's attributes named in {@code m}, whatever the transition. */
@@ -46,41 +37,25 @@ final class AttrChecks {
         }
         int port = a.portNum();
         if (m.contains(QpAttrMask.PORT)) {
-            check(port, 1, d.physPortCnt(), "port_num");
+            range(port, 1, d.physPortCnt(), "port_num");
         }
         if (m.contains(QpAttrMask.PKEY_INDEX)) {
             int len = ctx.queryPort(m.contains(QpAttrMask.PORT) ? port : 1).pkeyTblLen();
-            check(a.pkeyIndex(), 0, len - 1, "pkey_index");
+            range(a.pkeyIndex(), 0, len - 1, "pkey_index");
         }
-        if (m.contains(QpAttrMask.PATH_MTU) && a.pathMtu() == null) {
-            throw new VerbsException(Errno.EINVAL, "path_mtu is missing");
-        }
-        if (m.contains(QpAttrMask.TIMEOUT)) {
-            check(a.timeout(), 0, 31, "timeout");
-        }
-        if (m.contains(QpAttrMask.RETRY_CNT)) {
-            check(a.retryCnt(), 0, 7, "retry_cnt");
-        }
-        if (m.contains(QpAttrMask.RNR_RETRY)) {
-            check(a.rnrRetry(), 0, 7, "rnr_retry");
-        }
-        if (m.contains(QpAttrMask.MIN_RNR_TIMER)) {
-            check(a.minRnrTimer(), 0, 31, "min_rnr_timer");
-        }
-        if (m.contains(QpAttrMask.MAX_QP_RD_ATOMIC)) {
-            check(a.maxRdAtomic(), 0, Math.min(255, d.maxQpInitRdAtom()), "max_rd_atomic");
-        }
-        if (m.contains(QpAttrMask.MAX_DEST_RD_ATOMIC)) {
-            check(a.maxDestRdAtomic(), 0, Math.min(255, d.maxQpRdAtom()), "max_dest_rd_atomic");
+        if (d == null) { // neither depth is named, so their limits go unused
+            QpAttrRanges.check(a, m, 0, 0);
+        } else {
+            QpAttrRanges.check(a, m, d.maxQpInitRdAtom(), d.maxQpRdAtom());
         }
         if (m.contains(QpAttrMask.DEST_QPN)) {
-            check(a.destQpNum(), 0, 0xFFFFFF, "dest_qp_num");
+            range(a.destQpNum(), 0, 0xFFFFFF, "dest_qp_num");
         }
         if (m.contains(QpAttrMask.RQ_PSN)) {
-            check(a.rqPsn(), 0, 0xFFFFFF, "rq_psn");
+            range(a.rqPsn(), 0, 0xFFFFFF, "rq_psn");
         }
         if (m.contains(QpAttrMask.SQ_PSN)) {
-            check(a.sqPsn(), 0, 0xFFFFFF, "sq_psn");
+            range(a.sqPsn(), 0, 0xFFFFFF, "sq_psn");
         }
         if (m.contains(QpAttrMask.AV)) {
             av(ctx, a.ahAttr(), "ah_attr");
@@ -95,14 +70,14 @@ final class AttrChecks {
         if (av == null) {
             throw new VerbsException(Errno.EINVAL, name + " is missing");
         }
-        check(av.portNum(), 1, ctx.attrs().physPortCnt(), name + ".port_num");
-        check(av.sl(), 0, 15, name + ".sl");
+        range(av.portNum(), 1, ctx.attrs().physPortCnt(), name + ".port_num");
+        range(av.sl(), 0, 15, name + ".sl");
         if (av.isGlobal()) {
             int gids = ctx.queryPort(av.portNum()).gidTblLen();
-            check(av.sgidIndex(), 0, Math.min(255, gids - 1), name + ".grh.sgid_index");
-            check(av.hopLimit(), 0, 255, name + ".grh.hop_limit");
-            check(av.trafficClass(), 0, 255, name + ".grh.traffic_class");
-            check(av.flowLabel(), 0, 0xFFFFF, name + ".grh.flow_label");
+            range(av.sgidIndex(), 0, Math.min(255, gids - 1), name + ".grh.sgid_index");
+            range(av.hopLimit(), 0, 255, name + ".grh.hop_limit");
+            range(av.trafficClass(), 0, 255, name + ".grh.traffic_class");
+            range(av.flowLabel(), 0, 0xFFFFF, name + ".grh.flow_label");
         }
     }
 }

@@ -8,6 +8,7 @@ import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.VerbsException;
+import io.jrdma.verbs.spi.QpAttrRanges;
 import java.util.Set;
 
 /**
@@ -32,19 +33,8 @@ final class QpAttrChecks {
         if (c == null) {
             throw new VerbsException(Errno.EINVAL, "QpInitAttr.cap is missing");
         }
-        check(c.maxSendWr(), 0, SoftLimits.MAX_QP_WR, "max_send_wr");
-        check(c.maxSendSge(), 0, SoftLimits.MAX_SGE, "max_send_sge");
-        if (attr.srq() == null) { // with an SRQ the receive caps are ignored, as rxe_qp_chk_cap does
-            check(c.maxRecvWr(), 0, SoftLimits.MAX_QP_WR, "max_recv_wr");
-            check(c.maxRecvSge(), 0, SoftLimits.MAX_SGE, "max_recv_sge");
-        }
-        check(c.maxInlineData(), 0, SoftLimits.MAX_INLINE, "max_inline_data");
-    }
-
-    private static void check(int v, int min, int max, String name) {
-        if (v < min || v > max) {
-            throw new VerbsException(Errno.EINVAL, name + " " + v + " is out of range [" + min + ", " + max + "]");
-        }
+        // with an SRQ the receive caps are ignored, as rxe_qp_chk_cap does
+        QpAttrRanges.caps(c, attr.srq() != null, SoftLimits.MAX_QP_WR, SoftLimits.MAX_SGE, SoftLimits.MAX_INLINE);
     }
 
     /** The values of a modify's attributes named in {@code m}, whatever the transition; EINVAL for a bad one. */
@@ -56,33 +46,11 @@ final class QpAttrChecks {
         if (m.contains(QpAttrMask.PKEY_INDEX) && a.pkeyIndex() != 0) {
             throw new VerbsException(Errno.EINVAL, "pkey_index " + a.pkeyIndex() + " is out of range (table length 1)");
         }
-        if (m.contains(QpAttrMask.PATH_MTU)) {
-            if (a.pathMtu() == null) {
-                throw new VerbsException(Errno.EINVAL, "path_mtu is missing");
-            }
-            if (a.pathMtu().bytes() > activeMtu.bytes()) {
-                throw new VerbsException(Errno.EINVAL, "path_mtu " + a.pathMtu().bytes()
-                        + " exceeds the port's active MTU " + activeMtu.bytes());
-            }
+        if (m.contains(QpAttrMask.PATH_MTU) && a.pathMtu() != null && a.pathMtu().bytes() > activeMtu.bytes()) {
+            throw new VerbsException(Errno.EINVAL, "path_mtu " + a.pathMtu().bytes()
+                    + " exceeds the port's active MTU " + activeMtu.bytes());
         }
-        if (m.contains(QpAttrMask.TIMEOUT)) {
-            check(a.timeout(), 0, 31, "timeout");
-        }
-        if (m.contains(QpAttrMask.RETRY_CNT)) {
-            check(a.retryCnt(), 0, 7, "retry_cnt");
-        }
-        if (m.contains(QpAttrMask.RNR_RETRY)) {
-            check(a.rnrRetry(), 0, 7, "rnr_retry");
-        }
-        if (m.contains(QpAttrMask.MIN_RNR_TIMER)) {
-            check(a.minRnrTimer(), 0, 31, "min_rnr_timer");
-        }
-        if (m.contains(QpAttrMask.MAX_QP_RD_ATOMIC)) {
-            check(a.maxRdAtomic(), 0, SoftLimits.MAX_RD_ATOMIC, "max_rd_atomic");
-        }
-        if (m.contains(QpAttrMask.MAX_DEST_RD_ATOMIC)) {
-            check(a.maxDestRdAtomic(), 0, SoftLimits.MAX_RD_ATOMIC, "max_dest_rd_atomic");
-        }
+        QpAttrRanges.check(a, m, SoftLimits.MAX_RD_ATOMIC, SoftLimits.MAX_RD_ATOMIC); // and a path_mtu present
         if (m.contains(QpAttrMask.DEST_QPN) && (a.destQpNum() & ~0xFFFFFF) != 0) {
             throw new VerbsException(Errno.EINVAL, "dest_qp_num 0x" + Integer.toHexString(a.destQpNum())
                     + " is not a 24-bit QPN");
