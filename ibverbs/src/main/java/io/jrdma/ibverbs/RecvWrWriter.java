@@ -6,15 +6,11 @@ import static io.jrdma.ibverbs.WrStructs.RWR_NUM_SGE;
 import static io.jrdma.ibverbs.WrStructs.RWR_SG_LIST;
 import static io.jrdma.ibverbs.WrStructs.RWR_WR_ID;
 import static io.jrdma.ibverbs.WrStructs.SGE;
-import static io.jrdma.ibverbs.WrStructs.SGE_ADDR;
-import static io.jrdma.ibverbs.WrStructs.SGE_LENGTH;
-import static io.jrdma.ibverbs.WrStructs.SGE_LKEY;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.RecvWr;
-import io.jrdma.verbs.Sge;
 import io.jrdma.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -77,38 +73,15 @@ final class RecvWrWriter {
     }
 
     private boolean check(RecvWr wr) {
-        int n = wr.numSge();
-        if (n < 0 || n > maxSge) {
-            refusal = "num_sge " + n + " is out of range [0, " + maxSge + "] (" + limitName + ")";
-            return false;
-        }
-        Sge[] list = wr.sgList();
-        if (n > 0 && (list == null || list.length < n)) {
-            refusal = "num_sge is " + n + " but the scatter list has " + (list == null ? "no" : list.length)
-                    + " entries";
-            return false;
-        }
-        for (int i = 0; i < n; i++) {
-            if (list[i] == null) {
-                refusal = "scatter entry " + i + " is null";
-                return false;
-            }
-        }
-        return true;
+        refusal = SgeLists.refusal(wr.numSge(), wr.sgList(), maxSge, limitName, "scatter");
+        return refusal == null;
     }
 
     private void fill(int slot, RecvWr wr) {
         long at = slot * WR_SIZE;
         long sgeAt = (long) slot * maxSge * SGE_SIZE;
         int n = wr.numSge();
-        Sge[] list = wr.sgList();
-        for (int i = 0; i < n; i++) {
-            Sge s = list[i];
-            long e = sgeAt + i * SGE_SIZE;
-            sges.set(JAVA_LONG, e + SGE_ADDR, s.addr());
-            sges.set(JAVA_INT, e + SGE_LENGTH, s.length());
-            sges.set(JAVA_INT, e + SGE_LKEY, s.lkey());
-        }
+        SgeLists.write(sges, sgeAt, wr.sgList(), n);
         wrs.set(JAVA_LONG, at + RWR_WR_ID, wr.wrId());
         wrs.set(JAVA_LONG, at + RWR_NEXT, wrBase + at + WR_SIZE);
         wrs.set(JAVA_LONG, at + RWR_SG_LIST, sgeBase + sgeAt);

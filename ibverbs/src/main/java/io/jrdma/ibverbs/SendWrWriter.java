@@ -6,9 +6,6 @@ import static io.jrdma.ibverbs.WrStructs.BI_MR;
 import static io.jrdma.ibverbs.WrStructs.BI_MW_ACCESS_FLAGS;
 import static io.jrdma.ibverbs.WrStructs.SEND_WR;
 import static io.jrdma.ibverbs.WrStructs.SGE;
-import static io.jrdma.ibverbs.WrStructs.SGE_ADDR;
-import static io.jrdma.ibverbs.WrStructs.SGE_LENGTH;
-import static io.jrdma.ibverbs.WrStructs.SGE_LKEY;
 import static io.jrdma.ibverbs.WrStructs.SWR_ATOMIC_COMPARE_ADD;
 import static io.jrdma.ibverbs.WrStructs.SWR_ATOMIC_REMOTE_ADDR;
 import static io.jrdma.ibverbs.WrStructs.SWR_ATOMIC_RKEY;
@@ -37,7 +34,6 @@ import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
-import io.jrdma.verbs.Sge;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -136,19 +132,9 @@ final class SendWrWriter {
         if (op == null) {
             return refuse(Errno.EINVAL, "the opcode is missing");
         }
-        int n = wr.numSge();
-        if (n < 0 || n > maxSge) {
-            return refuse(Errno.EINVAL, "num_sge " + n + " is out of range [0, " + maxSge + "] (max_send_sge)");
-        }
-        Sge[] list = wr.sgList();
-        if (n > 0 && (list == null || list.length < n)) {
-            return refuse(Errno.EINVAL, "num_sge is " + n + " but the gather list has "
-                    + (list == null ? "no" : list.length) + " entries");
-        }
-        for (int i = 0; i < n; i++) {
-            if (list[i] == null) {
-                return refuse(Errno.EINVAL, "gather entry " + i + " is null");
-            }
+        String sgeRefusal = SgeLists.refusal(wr.numSge(), wr.sgList(), maxSge, "max_send_sge", "gather");
+        if (sgeRefusal != null) {
+            return refuse(Errno.EINVAL, sgeRefusal);
         }
         if (!allowed(type, op)) {
             return refuse(Errno.EINVAL, "opcode " + op + " is not valid on a " + type + " QP");
@@ -204,14 +190,7 @@ final class SendWrWriter {
         }
         WrOpcode op = wr.opcode();
         int n = wr.numSge();
-        Sge[] list = wr.sgList();
-        for (int i = 0; i < n; i++) {
-            Sge s = list[i];
-            long e = sgeAt + i * SGE_SIZE;
-            sges.set(JAVA_LONG, e + SGE_ADDR, s.addr());
-            sges.set(JAVA_INT, e + SGE_LENGTH, s.length());
-            sges.set(JAVA_INT, e + SGE_LKEY, s.lkey());
-        }
+        SgeLists.write(sges, sgeAt, wr.sgList(), n);
         wrs.set(JAVA_LONG, at + SWR_WR_ID, wr.wrId());
         wrs.set(JAVA_LONG, at + SWR_NEXT, wrBase + at + WR_SIZE);
         wrs.set(JAVA_LONG, at + SWR_SG_LIST, sgeBase + sgeAt);
