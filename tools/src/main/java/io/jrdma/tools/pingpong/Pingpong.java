@@ -291,10 +291,8 @@ final class Pingpong implements ToolSession {
                 throw new TimeoutException("no completion within " + o.timeoutMs + " ms");
             }
             if (channel == null) {
-                if (polls > SPIN_POLLS) {
+                if (polls > SPIN_POLLS) { // busy-poll as ibv_rc_pingpong does (no PAUSE), park when it lasts
                     java.util.concurrent.locks.LockSupport.parkNanos(PARK_NS);
-                } else {
-                    Thread.onSpinWait();
                 }
             }
         }
