@@ -33,7 +33,23 @@ public enum Errno {
     /** EOPNOTSUPP: operation not supported. */
     EOPNOTSUPP(95, "Operation not supported"),
     /** ETIMEDOUT: timed out. */
-    ETIMEDOUT(110, "Connection timed out");
+    ETIMEDOUT(110, "Connection timed out"),
+    /** An address or port already bound (rdma_bind_addr, rdma_listen). */
+    EADDRINUSE(98, "Address already in use"),
+    /** No local device has the address (rdma_bind_addr, rdma_resolve_addr). */
+    EADDRNOTAVAIL(99, "Cannot assign requested address"),
+    /** No device reaches the destination (rdma_resolve_addr). */
+    ENETUNREACH(101, "Network is unreachable"),
+    /** The peer ended the connection. */
+    ECONNRESET(104, "Connection reset by peer"),
+    /** The CM id is already connected or connecting. */
+    EISCONN(106, "Transport endpoint is already connected"),
+    /** The CM id is not connected. */
+    ENOTCONN(107, "Transport endpoint is not connected"),
+    /** The peer rejected the connection (nobody listening, or the application said no). */
+    ECONNREFUSED(111, "Connection refused"),
+    /** The peer did not answer (rdma_cm's UNREACHABLE). */
+    EHOSTUNREACH(113, "No route to host");
 
     private final int code;
     private final String description;

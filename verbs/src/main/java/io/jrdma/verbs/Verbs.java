@@ -44,8 +44,11 @@ public final class Verbs {
         return device(installed(), restriction(), name);
     }
 
-    /** The provider restriction in force: {@value #PROVIDER_PROPERTY}, else {@value #PROVIDER_ENV}, else null. */
-    static String restriction() {
+    /**
+     * The provider restriction in force, lower case: {@value #PROVIDER_PROPERTY}, else {@value #PROVIDER_ENV}, else
+     * null (every provider). Other provider lookups (the connection manager's) follow it too.
+     */
+    public static String restriction() {
         String v = System.getProperty(PROVIDER_PROPERTY);
         if (v == null || v.isBlank()) {
             v = System.getenv(PROVIDER_ENV);

@@ -1,0 +1,2 @@
+/** The service-provider interface connection manager implementations implement. */
+package io.jrdma.cm.spi;
