@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
  * The {@code jrdma} command: {@code demo}, {@code hello-verbs}, {@code throughput}, {@code devices},
  * {@code devinfo}, {@code link}, {@code stat}, {@code monitor}, {@code capture}, {@code trace}, {@code rc_pingpong},
  * {@code ud_pingpong}, {@code rping} and perftest's {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_write_bw},
- * {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat}, {@code ib_atomic_bw} and {@code ib_atomic_lat}, and {@code bench}
- * (jrdma against NIO and Aeron, {@link io.jrdma.tools.compare.BenchCommand}). Each subcommand
+ * {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat}, {@code ib_atomic_bw} and {@code ib_atomic_lat}, and
+ * {@code bench} (jrdma against NIO and Aeron, {@link io.jrdma.tools.compare.BenchCommand}). Each subcommand
  * is a thin class over shared option ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit
  * status: 0 success, 1 failure, 2 bad usage.
  */
