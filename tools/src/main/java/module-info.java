@@ -11,6 +11,7 @@ module io.jrdma.tools {
 
     // picocli reads the @Command/@Option/@Parameters fields and methods of the command classes reflectively
     opens io.jrdma.tools to info.picocli;
+    opens io.jrdma.tools.cmatose to info.picocli;
     opens io.jrdma.tools.compare to info.picocli;
     opens io.jrdma.tools.perftest to info.picocli;
     opens io.jrdma.tools.pingpong to info.picocli;
