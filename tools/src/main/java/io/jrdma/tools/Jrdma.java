@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
  * {@code ud_pingpong}, librdmacm's {@code rping}, {@code ucmatose} and {@code udaddy}, perftest's {@code ib_send_bw},
  * {@code ib_send_lat}, {@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat},
  * {@code ib_atomic_bw} and {@code ib_atomic_lat}, and {@code bench} (jrdma against NIO and Aeron,
- * {@link io.jrdma.tools.compare.BenchCommand}). Each subcommand is a thin class over shared option ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit
- * status: 0 success, 1 failure, 2 bad usage.
+ * {@link io.jrdma.tools.compare.BenchCommand}). Each subcommand is a thin class over shared option
+ * ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit status: 0 success, 1 failure, 2 bad usage.
  */
 @Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = Jrdma.Version.class,
         description = "RDMA verbs for Java with a software RoCEv2 device.",
