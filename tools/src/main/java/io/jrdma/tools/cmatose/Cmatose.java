@@ -189,8 +189,12 @@ final class Cmatose implements ToolSession {
         CmId id = ev.id();
         switch (ev.type()) {
             case ADDR_RESOLVED -> id.resolveRoute(RESOLVE);
-            case ROUTE_RESOLVED -> routeHandler((CmatoseNode) id.userContext());
-            case CONNECT_REQUEST -> connectHandler(id);
+            case ROUTE_RESOLVED -> {
+                return routeHandler((CmatoseNode) id.userContext());
+            }
+            case CONNECT_REQUEST -> {
+                return connectHandler(id);
+            }
             case ESTABLISHED -> {
                 CmatoseNode n = node(id);
                 if (ud) {
@@ -228,10 +232,12 @@ final class Cmatose implements ToolSession {
         throw new IllegalStateException("event for an unknown id");
     }
 
-    private void routeHandler(CmatoseNode n) {
+    private int routeHandler(CmatoseNode n) {
         try {
-            if (ud) {
-                verifyMtu(n);
+            int bad = ud ? verifyMtu(n) : 0;
+            if (bad != 0) {
+                connectsLeft--;
+                return bad;
             }
             n.init(ud, o.messageCount, o.messageSize);
             n.postRecvs(o.messageCount, o.messageSize + (ud ? CmatoseNode.GRH_BYTES : 0));
@@ -240,23 +246,30 @@ final class Cmatose implements ToolSession {
                 cp.responderResources(1).initiatorDepth(1).retryCount(5);
             }
             n.id.connect(cp);
+            return 0;
         } catch (RuntimeException e) {
             connectsLeft--;
             throw e;
         }
     }
 
-    private void connectHandler(CmId id) {
+    private int connectHandler(CmId id) {
         if (connIndex == nodes.length) {
             out.println(p + "failing connection request");
             id.reject(null);
             id.close();
-            return;
+            return -12; // -ENOMEM, as the real tools
         }
         CmatoseNode n = nodes[connIndex++];
         n.id = id;
-        if (ud) {
-            verifyMtu(n);
+        int bad = ud ? verifyMtu(n) : 0;
+        if (bad != 0) {
+            n.id = null;
+            connectsLeft--;
+            out.println(p + "failing connection request");
+            id.reject(null);
+            id.close();
+            return bad;
         }
         n.init(ud, o.messageCount, o.messageSize);
         n.postRecvs(o.messageCount, o.messageSize + (ud ? CmatoseNode.GRH_BYTES : 0));
@@ -267,14 +280,18 @@ final class Cmatose implements ToolSession {
         } else {
             id.accept(new ConnParam().responderResources(1).initiatorDepth(1)); // rdma_accept(NULL)
         }
+        return 0;
     }
 
-    private void verifyMtu(CmatoseNode n) {
+    /** verify_test_params: 0, or -EINVAL (printed) when the message does not fit the port's active MTU. */
+    private int verifyMtu(CmatoseNode n) {
         PortAttr port = n.id.context().queryPort(n.id.portNum());
         int mtu = port.activeMtu().bytes();
         if (o.messageCount > 0 && o.messageSize > mtu) {
-            throw new IllegalArgumentException("message_size " + o.messageSize + " is larger than active mtu " + mtu);
+            out.println(p + "message_size " + o.messageSize + " is larger than active mtu " + mtu);
+            return -22;
         }
+        return 0;
     }
 
     private void sendAll(boolean signaled) {
