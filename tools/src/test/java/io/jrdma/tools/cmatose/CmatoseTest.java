@@ -112,7 +112,7 @@ class CmatoseTest {
             ChildJvm.awaitAll(cli);
             assertEquals(-22 & 0xFF, cli.status(), cli.describe());
             assertEquals("udaddy: starting client\nudaddy: connecting\n"
-                    + "udaddy: message_size 8192 is larger than active mtu 1024\ntest complete\nreturn status -22\n",
+                    + "udaddy: message_size 8192 is larger than active mtu 4096\ntest complete\nreturn status -22\n",
                     cli.out(), cli.describe());
         }
     }
