@@ -209,4 +209,11 @@ class CmConnectTest {
             f.assertClean();
         }
     }
+
+    @Test
+    void serviceLoaderFindsTheSoftCm() {
+        try (io.jrdma.cm.EventChannel ch = io.jrdma.cm.EventChannel.create("soft")) {
+            assertEquals("soft", ch.provider());
+        }
+    }
 }
