@@ -201,6 +201,47 @@ class CmGoldenTest {
         }
     }
 
+    @Test
+    void packetFormatterShowsTheCmMessages() {
+        List<String> lines = new ArrayList<>();
+        for (CmMad m : cmMads(pcap("rping.pcap"))) {
+            String line = PacketFormatter.describe(m.seg(), m.packet().ibOffset(), m.packet().ibLength());
+            assertTrue(line.startsWith("UD_SEND_ONLY qp=0x000001 "), line);
+            assertTrue(line.contains(" deth[qkey=0x80010000 src_qp=0x000001] cm["), line);
+            lines.add(line.substring(line.indexOf(" cm["), line.indexOf(" icrc=")));
+        }
+        assertEquals(List.of(
+                " cm[REQ tid=0x00000002904d3e36 comm=0x363e4d90 sid=0x0000000001061c06(TCP:7174) qpn=0x00001b"
+                        + " psn=5881406 mtu=3 cma=10.77.0.12:59765>10.77.0.11 pd=36]",
+                " cm[REP tid=0x00000002904d3e36 comm=0x5c26d961 remote=0x363e4d90 qpn=0x00001b psn=15970079 pd=0]",
+                " cm[RTU tid=0x00000002904d3e36 comm=0x363e4d90 remote=0x5c26d961 pd=0]",
+                " cm[DREQ tid=0x00000002904d3e36 comm=0x363e4d90 remote=0x5c26d961 remote_qpn=0x00001b pd=0]",
+                " cm[DREP tid=0x00000002904d3e36 comm=0x5c26d961 remote=0x363e4d90 pd=0]"), lines);
+    }
+
+    @Test
+    void packetFormatterShowsOtherMadsAndSkipsShortOnes() {
+        CmMad req = cmMads(pcap("rping.pcap")).get(0);
+        byte[] frame = req.packet().frame().clone();
+        MemorySegment s = MemorySegment.ofArray(frame);
+        Mad.setMgmtClass(s, req.madOffset(), 0x03);
+        String sa = PacketFormatter.describe(s, req.packet().ibOffset(), req.packet().ibLength());
+        assertTrue(sa.contains(" mad[class=0x03 method=0x03 attr=0x0010 tid=0x00000002904d3e36] icrc="), sa);
+        Mad.setMgmtClass(s, req.madOffset(), Mad.MGMT_CLASS_CM);
+        Mad.setAttributeId(s, req.madOffset(), CmAttributeId.REJ);
+        CmRej.setReason(s, req.madOffset(), CmRejectReason.INVALID_SERVICE_ID.code());
+        String rej = PacketFormatter.describe(s, req.packet().ibOffset(), req.packet().ibLength());
+        assertTrue(rej.contains(" cm[REJ tid=0x00000002904d3e36 comm=0x363e4d90 remote=0x00000000"
+                + " reason=INVALID_SERVICE_ID(8) msg=REQ"), rej);
+        Mad.setAttributeId(s, req.madOffset(), 0x0042);
+        String unknown = PacketFormatter.describe(s, req.packet().ibOffset(), req.packet().ibLength());
+        assertTrue(unknown.contains(" cm[attr=0x0042 tid=0x00000002904d3e36] icrc="), unknown);
+        // 4 bytes short of a MAD: the packet line carries no MAD summary
+        int shorter = req.packet().ibLength() - 4;
+        String cut = PacketFormatter.describe(s, req.packet().ibOffset(), shorter);
+        assertFalse(cut.contains("cm[") || cut.contains("mad["), cut);
+    }
+
     private static byte[] mapped(int ip) {
         byte[] g = new byte[16];
         g[10] = (byte) 0xFF;
