@@ -56,7 +56,9 @@ class CmGoldenTest {
 
     @TestFactory
     Stream<DynamicTest> everyCmMadHasAKernelHeaderAndReencodesByteForByte() {
-        return Vectors.pcaps().stream().filter(p -> !cmMads(p).isEmpty())
+        List<Path> all = new ArrayList<>(Vectors.pcaps());
+        all.addAll(CmCapturesTest.pcaps());
+        return all.stream().filter(p -> !cmMads(p).isEmpty())
                 .map(p -> DynamicTest.dynamicTest(p.getFileName().toString(), () -> {
                     for (CmMad m : cmMads(p)) {
                         MemorySegment s = m.seg();
