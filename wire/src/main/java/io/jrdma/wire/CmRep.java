@@ -99,7 +99,7 @@ public final class CmRep {
         Bits.setHigh(s, off + LOCAL_EE_CONTEXT_NUMBER, 24, v);
     }
 
-    /** The Starting PSN (24 bits). */
+    /** The Starting PSN (24 bits): the first PSN the passive side expects to receive, the active side's send PSN. */
     public static int startingPsn(MemorySegment s, long off) {
         return Bits.high(s, off + STARTING_PSN, 24);
     }

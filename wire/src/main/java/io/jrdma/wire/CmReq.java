@@ -244,7 +244,10 @@ public final class CmReq {
         Bits.setFlag(s, off + END_TO_END_FLOW_CONTROL, 7, v);
     }
 
-    /** The Starting PSN (24 bits). */
+    /**
+     * The Starting PSN (24 bits): the first PSN the active side expects to receive, so the passive side's send PSN
+     * (ib_cm stores it as the active side's rq_psn; rping.pcap: the server's first request carries it).
+     */
     public static int startingPsn(MemorySegment s, long off) {
         return Bits.high(s, off + STARTING_PSN, 24);
     }
