@@ -58,7 +58,7 @@ final class CmAgent implements AutoCloseable {
         }
         this.gid = context.queryGid(1, 1);
         this.mtu = context.queryPort(1).activeMtu();
-        this.tidHigh = (int) (System.nanoTime() ^ device.guid()) & 0x7FFFFFFF;
+        this.tidHigh = 1 + (int) ((System.nanoTime() ^ device.guid()) & 0xFF); // ib_mad: a small agent number
         this.dispatcher = new CmDispatcher(registry, this);
         this.thread = Thread.ofPlatform().daemon().name("jrdma-cm-" + device.name()).unstarted(this::run);
         thread.start();

@@ -84,6 +84,14 @@ abstract class CmConnection {
         return tid;
     }
 
+    /**
+     * The transaction id of a message this side starts (REQ, DREQ, SIDR_REQ; ib_cm's cm_form_tid): the agent's
+     * high half, and the local comm id as the kernel reads its big-endian bytes on a little-endian host.
+     */
+    long ownTid() {
+        return (long) agent.tidHigh() << 32 | Integer.reverseBytes(localCommId) & 0xFFFFFFFFL;
+    }
+
     long serviceId() {
         return serviceId;
     }

@@ -139,7 +139,7 @@ final class CmMessages {
 
     static MemorySegment dreq(CmConnection id, byte[] privateData) {
         MemorySegment m = newMad();
-        Mad.writeCmHeader(m, 0, CmDreq.ATTRIBUTE_ID, id.tid());
+        Mad.writeCmHeader(m, 0, CmDreq.ATTRIBUTE_ID, id.ownTid()); // cm_form_tid, not the REQ's
         CmDreq.setLocalCommId(m, 0, id.localCommId());
         CmDreq.setRemoteCommId(m, 0, id.remoteCommId());
         CmDreq.setRemoteQpnEecn(m, 0, id.remoteQpn());

@@ -3,7 +3,8 @@ package io.jrdma.soft.cm;
 /**
  * The CM's timing, as the kernel's rdma_cm and ib_cm choose it, each overridable by a system property so tests can
  * shorten them: CM response timeout 20 ({@code CMA_CM_RESPONSE_TIMEOUT}), 15 retries ({@code CMA_MAX_CM_RETRIES}),
- * RoCE packet lifetime 16 ({@code CMA_IBOE_PACKET_LIFETIME}), local CA ACK delay 15 (rxe's).
+ * RoCE packet lifetime 18 ({@code CMA_IBOE_PACKET_LIFETIME} before kernel 6.x made it 16; the rxe-lab kernel's
+ * REQ carries local ACK timeout 19 = 18 + 1, vectors/rxe-cm), local CA ACK delay 15 (rxe's).
  *
  * @param responseTimeout CM response timeout (IBA encoding: 4.096 us * 2^n), {@code jrdma.cm.responseTimeout}
  * @param maxRetries      retransmissions of an unanswered REQ, REP, DREQ or SIDR_REQ, {@code jrdma.cm.maxRetries}
@@ -15,7 +16,7 @@ record CmSettings(int responseTimeout, int maxRetries, int packetLifetime, int c
     /** The settings of the system properties now (read at every connect, so tests may change them). */
     static CmSettings current() {
         return new CmSettings(Integer.getInteger("jrdma.cm.responseTimeout", 20),
-                Integer.getInteger("jrdma.cm.maxRetries", 15), Integer.getInteger("jrdma.cm.packetLifetime", 16),
+                Integer.getInteger("jrdma.cm.maxRetries", 15), Integer.getInteger("jrdma.cm.packetLifetime", 18),
                 15);
     }
 

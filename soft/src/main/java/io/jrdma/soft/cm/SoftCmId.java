@@ -255,7 +255,7 @@ final class SoftCmId extends CmConnection implements CmId {
             checkPrivateData(param, max);
             settings = CmSettings.current();
             localCommId = registry.newLocalId(this);
-            tid = (long) agent.tidHigh() << 32 | (localCommId & 0xFFFFFFFFL);
+            tid = ownTid();
             serviceId = portSpace.serviceId(peer.getPort());
             to = MadAddress.gsi(peer.getAddress());
             if (ud) {
