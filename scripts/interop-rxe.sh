@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Interop with the Linux kernel's Soft-RoCE (rdma_rxe): runs the real rdma-core tools in an rxe-lab VM against
 # jrdma's tools on the lab's host side (10.77.0.1, device rxe0): ibv_rc_pingpong, ibv_ud_pingpong and perftest's
-# ib_{send,write,read,atomic}_{bw,lat}, each case in both directions:
+# ib_{send,write,read,atomic}_{bw,lat} (RC, and UC/UD where perftest runs them), each case in both directions:
 #   real server (vm1) + jrdma client (namespace)   and   jrdma server (namespace) + real client (vm1).
 # Prints one PASS/FAIL line per case and direction, then "N passed, M failed"; exits 1 on any failure.
 # Skips (exit 0, "SKIPPED: reason") where rxe-lab cannot run at all: not root, no rxe-lab, no qemu (and no apt-get
@@ -295,6 +295,14 @@ perftest ib_atomic_lat 60 -A FETCH_AND_ADD -n 100
 # -a: every size from 2 to 8 MiB (ib_send_bw syncs around each size)
 perftest ib_write_bw 180 -a -n 5
 perftest ib_send_bw 180 -a -n 5
+# -c UC (SEND, RDMA WRITE) and -c UD (SEND, at most the MTU: 1024 here; the receives carry the GRH). Nothing
+# retransmits a lost packet: bandwidth counts stay small enough for the emulated guest to take every message.
+perftest ib_send_bw 60 -c UC -s 4097 -n 20
+perftest ib_write_bw 60 -c UC -s 4095 -n 20
+perftest ib_write_lat 60 -c UC -s 64 -n 50
+perftest ib_send_bw 60 -c UD -s 1024 -n 20
+perftest ib_send_lat 60 -c UD -s 1024 -n 50
+perftest ib_send_lat 60 -c UD -s 1 -n 100
 
 boot 9000 # rxe active_mtu 4096
 pingpong rc_pingpong 20 60 -m 4096 -s 4095 -c

@@ -23,8 +23,8 @@ import java.util.Map;
  * </pre>
  * Time, device, direction, UDP addresses, the IB packet's size (BTH through ICRC), then the
  * {@link PacketFormatter} summary: opcode, destination QP, PSN, AckReq, payload length and the extension headers
- * (RETH with its DMA length, AETH with its syndrome, immediate data). Received packets are traced before any
- * check, so dropped ones appear too.
+ * (RETH with its DMA length, AETH with its syndrome, immediate data; the CM message of a MAD sent to QP 1).
+ * Received packets are traced before any check, so dropped ones appear too.
  *
  * <p>Enabled per device by {@code jrdma.trace} / {@code JRDMA_TRACE} ({@code stderr}, {@code stdout} or a file
  * path); off by default, when the engine has no tap and pays nothing. Tracing allocates and formats per packet:

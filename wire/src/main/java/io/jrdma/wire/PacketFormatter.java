@@ -6,7 +6,8 @@ import java.nio.ByteBuffer;
 /**
  * One-line human-readable summaries of IB packets (BTH through ICRC), for logs, {@code jrdma capture} and tests,
  * for example {@code RC_SEND_FIRST qp=0x000011 psn=1234 ack=1 se=0 pad=0 len=1024 icrc=0x1a2b3c4d}. Never throws
- * on bad input: truncated or garbage packets produce text containing "malformed".
+ * on bad input: truncated or garbage packets produce text containing "malformed". A UD SEND to QP 1 also shows
+ * the management datagram it carries, e.g. {@code cm[REP ... qpn=0x00001b psn=15970079 pd=0]} ({@link Mad}).
  */
 public final class PacketFormatter {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -101,6 +102,9 @@ public final class PacketFormatter {
             out.append(" malformed: ").append(payload + pad).append(" unexpected payload bytes");
         }
         appendExtensions(seg, off, op, out);
+        if (op.hasDeth() && Bth.destQp(seg, off) == Mad.GSI_QPN && payload >= Mad.MAD_SIZE) {
+            MadFormatter.append(seg, off + op.headerLength(), out);
+        }
         out.append(" icrc=0x");
         hex(out, seg.get(Layouts.INT_LE, off + len - Icrc.LENGTH), 8);
     }
@@ -175,7 +179,8 @@ public final class PacketFormatter {
         out.append(" msn=").append(Aeth.msn(seg, at)).append(']');
     }
 
-    private static void hex(StringBuilder out, long v, int digits) {
+    /** Appends the low {@code digits} hex digits of {@code v}. */
+    static void hex(StringBuilder out, long v, int digits) {
         for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) {
             out.append(HEX[(int) (v >>> shift) & 0xF]);
         }

@@ -50,6 +50,16 @@ final class Vectors {
                 + "directory (expected <clone>/vectors/rxe; set JRDMA_VECTORS=<dir>, or JRDMA_NO_VECTORS=1 to skip)");
     }
 
+    /**
+     * The connection-management captures ({@code vectors/rxe-cm}, beside {@link #dir()}); aborts the calling test,
+     * saying so, when the vectors came from a directory without them (the shared copy has none).
+     */
+    static Path cmDir() {
+        Path d = dir().resolveSibling("rxe-cm");
+        assumeTrue(Files.isDirectory(d), "no " + d + ": the CM capture tests need the repository's vectors/rxe-cm");
+        return d;
+    }
+
     /** Every .pcap file in the vectors directory, sorted; at least one. */
     static List<Path> pcaps() {
         try (Stream<Path> files = Files.list(dir())) {

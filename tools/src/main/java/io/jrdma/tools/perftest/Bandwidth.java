@@ -91,7 +91,7 @@ final class Bandwidth {
             d.out.flush();
             if (!o.client() && o.check) {
                 for (int i = 0; i < d.qps.length; i++) {
-                    d.checkMessages(i, d.recvBase(i), d.remote(i).psn(), o.iters, "received message");
+                    d.checkMessages(i, d.recvPayload(i), d.remote(i).psn(), o.iters, "received message");
                 }
             }
             if (o.all) {
@@ -191,7 +191,7 @@ final class Bandwidth {
             }
             for (int k = 0; k < ne; k++) {
                 WorkCompletion wc = d.wc(k);
-                d.expect(wc, WcOpcode.RECV, d.size(), "server", got, got);
+                d.expect(wc, WcOpcode.RECV, d.recvLength(), "server", got, got);
                 int qp = (int) wc.wrId();
                 rcnt[qp]++;
                 got++;

@@ -3,10 +3,12 @@ package io.jrdma.tools.perftest;
 import io.jrdma.tools.perftest.Exchange.Dest;
 import io.jrdma.tools.perftest.Options.AtomicType;
 import io.jrdma.tools.perftest.Tool.Verb;
+import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
@@ -39,6 +41,8 @@ final class DataPath {
     private static final long ATOMIC_SWAP_VALUE = 0;
     private static final long SPIN_POLLS = 20_000;
     private static final long PARK_NS = 20_000;
+    /** UD_ADDITION: the GRH a UD receive scatters ahead of the message. */
+    static final int GRH_BYTES = 40;
     static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     final Options o;
@@ -57,6 +61,10 @@ final class DataPath {
     private final Exchange exchange;
     private final Dest[] my;
     private final Dest[] rem;
+    /** UD: each QP's address handle to its peer, on the sides that send. */
+    private final AddressHandle[] ahs;
+    /** UD: the GRH's bytes ahead of each received message; 0 for RC and UC. */
+    private final int grh;
     private final boolean withGid;
     private final long region;
     private final int cycle;
@@ -110,6 +118,8 @@ final class DataPath {
         this.exchange = exchange;
         this.my = my.clone();
         this.rem = new Dest[my.length];
+        this.ahs = new AddressHandle[my.length];
+        this.grh = o.connection == QpType.UD ? GRH_BYTES : 0;
         this.withGid = withGid;
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
@@ -132,6 +142,11 @@ final class DataPath {
     /** The peer's address of QP {@code i}, as the last {@link #exchangeAddress} brought it. */
     Dest remote(int i) {
         return rem[i];
+    }
+
+    /** UD: the address handle QP {@code i}'s sends go through. */
+    void addressHandle(int i, AddressHandle ah) {
+        ahs[i] = ah;
     }
 
     /** perftest's ctx_hand_shake as a barrier: both sides wait for each other. */
@@ -167,16 +182,33 @@ final class DataPath {
         this.size = size;
     }
 
-    /** The sizes of the run: {@code -s}, or with {@code -a} every power of two from 2 up. */
+    /**
+     * The sizes of the run: {@code -s}, or with {@code -a} every power of two from 2 up to 2^23 (up to the MTU in UD
+     * tests, which {@link Options#limitUdSize} made the largest size).
+     */
     long[] sizes() {
         if (!o.all) {
             return new long[] {o.size};
         }
-        long[] s = new long[Options.ALL_SIZES_LOG_MAX];
+        int n = 63 - Long.numberOfLeadingZeros(o.size);
+        long[] s = new long[n];
         for (int i = 0; i < s.length; i++) {
             s[i] = 1L << (i + 1);
         }
         return s;
+    }
+
+    /** The bytes a receive of the current size completes with: the message, and in UD the GRH ahead of it. */
+    long recvLength() {
+        return size + grh;
+    }
+
+    /**
+     * Where QP {@code qp}'s received messages start: its receive region, or in UD one cache line into it (perftest
+     * points each UD receive 40 bytes before the line, so that the message after the GRH is aligned).
+     */
+    long recvPayload(int qp) {
+        return recvBase(qp) + (grh > 0 ? cacheLine : 0);
     }
 
     long sendBase(int qp) {
@@ -240,15 +272,21 @@ final class DataPath {
         }
     }
 
-    /** --check of a run's messages that landed in {@code qp}'s region at {@code base}, sent by the peer {@code seed}. */
+    /**
+     * --check of a run's messages that landed in {@code qp}'s region at {@code base}, sent by the peer {@code seed}. In
+     * UD the GRH of the next receive (the next slot's where messages rotate, else the next QP's) overwrites the tail
+     * of a message longer than its slot or region less 40 bytes, as in perftest: only the bytes before it are checked.
+     */
     void checkMessages(int qp, long base, int seed, long messages, String what) {
         long last = -1;
+        long slot = tool.bw && size <= cycle / 2 ? inc(size, cacheLine) : region;
+        long kept = grh > 0 ? Math.min(size, slot - grh) : size;
         for (long k = 0; k < messages; k++) {
             long off = offset(k);
             if (off <= last) {
                 break; // the rotation wrapped: every slot has been checked
             }
-            checkBytes(base, off, off + size, seed, what + " (QP " + qp + ")");
+            checkBytes(base, off, off + kept, seed, what + " (QP " + qp + ")");
             last = off;
         }
     }
@@ -328,7 +366,9 @@ final class DataPath {
                 SendWr wr = new SendWr().wrId(i).opcode(op)
                         .sg(new Sge(buf.address() + sendBase(i) + off, (int) size, mr.lkey()))
                         .sendFlags(flags | (j == o.postList - 1 ? SendFlags.SIGNALED : 0));
-                if (tool.verb == Verb.WRITE || tool.verb == Verb.READ) {
+                if (grh > 0) {
+                    wr.ud(ahs[i], rem[i].qpn(), Perftest.UD_QKEY);
+                } else if (tool.verb == Verb.WRITE || tool.verb == Verb.READ) {
                     wr.remote(rem[i].vaddr() + off, rem[i].rkey());
                 } else if (tool.verb == Verb.ATOMIC) {
                     wr.remote(rem[i].vaddr() + off, rem[i].rkey());
@@ -361,7 +401,10 @@ final class DataPath {
         }
     }
 
-    /** ctx_set_recv_wqes: rx_depth receives per QP for the current size, into the QP's receive region. */
+    /**
+     * ctx_set_recv_wqes: rx_depth receives per QP for the current size, into the QP's receive region (in UD 40 bytes
+     * longer, from 40 bytes before the message's place: the GRH).
+     */
     void postReceives() {
         if (rwrs == null) {
             rwrs = new RecvWr[qps.length];
@@ -380,7 +423,7 @@ final class DataPath {
 
     void postReceive(int qp) {
         Sge sge = rwrs[qp].sgList()[0];
-        sge.addr(buf.address() + recvBase(qp) + offset(recvPosted[qp])).length((int) size);
+        sge.addr(buf.address() + recvPayload(qp) - grh + offset(recvPosted[qp])).length((int) recvLength());
         qps[qp].postRecv(rwrs[qp]);
         recvPosted[qp]++;
     }

@@ -93,7 +93,7 @@ final class Latency {
         while (scnt < iters || rcnt < iters) {
             if (rcnt < iters && !(scnt < 1 && o.client())) {
                 d.poll(d.recvCq, 1, "waiting for a receive");
-                d.expect(d.wc(0), WcOpcode.RECV, d.size(), side(), scnt, rcnt);
+                d.expect(d.wc(0), WcOpcode.RECV, d.recvLength(), side(), scnt, rcnt);
                 rcnt++;
                 if (rcnt + d.rxDepth <= iters) {
                     d.postReceive(0);
@@ -165,7 +165,7 @@ final class Latency {
         long size = d.size();
         int peer = d.remote(0).psn();
         switch (tool.verb) {
-            case SEND -> d.checkBytes(d.recvBase(0), 0, size, peer, "received message");
+            case SEND -> d.checkBytes(d.recvPayload(0), 0, size, peer, "received message");
             case WRITE -> {
                 d.checkBytes(d.recvBase(0), 0, size - 1, peer, "data written");
                 byte last = d.buf.get(ValueLayout.JAVA_BYTE, d.recvBase(0) + size - 1);

@@ -2,6 +2,7 @@ package io.jrdma.tools.perftest;
 
 import io.jrdma.tools.Getopt;
 import io.jrdma.tools.perftest.Tool.Verb;
+import io.jrdma.verbs.QpType;
 import java.util.Locale;
 
 /**
@@ -13,7 +14,8 @@ import java.util.Locale;
  * <p>Implemented: {@code -p -d -i -x -s -n -a -D -m -q -c -t -F -e -l -A -I -o -u -S -r -Q -N -h -V} and
  * {@code --report_gbits}, with the tool-specific limits perftest has ({@code -q}, {@code -t}, {@code -l},
  * {@code -Q}, {@code -N} only in bandwidth tests; {@code -e} not with RDMA WRITE; {@code -A} only, and {@code -s}
- * never, in atomic tests). Refused with an error: connection types other than RC, {@code -D} except in the RDMA
+ * never, in atomic tests). Connection types RC, UC (SEND and RDMA WRITE tests) and UD (SEND tests), refused as
+ * perftest refuses them ({@link Exit}). Refused with an error: XRC, DC and SRD, {@code -D} except in the RDMA
  * WRITE/READ/atomic bandwidth tests, and every perftest option not listed here. jrdma adds {@code --timeout=SECONDS}
  * (a bound on every wait; default none) and {@code --check} (see {@link Perftest}).
  */
@@ -22,6 +24,18 @@ final class Options {
     /** perftest's atomic operations, in the order of its atomicType values. */
     enum AtomicType {
         CMP_AND_SWAP, FETCH_AND_ADD
+    }
+
+    /**
+     * A refusal that perftest reports with its message alone and {@code exit(1)}, without the parser's closing line
+     * (its change_conn_type exits on the spot).
+     */
+    static final class Exit extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        Exit(String message) {
+            super(message);
+        }
     }
 
     static final int DEFAULT_PORT = 18515;
@@ -46,6 +60,8 @@ final class Options {
     /** -m in bytes; 0 = the port's active MTU. */
     int mtu;
     int numQps = 1;
+    /** -c: RC (default), UC or UD. */
+    QpType connection = QpType.RC;
     int txDepth = 128;
     boolean txDepthGiven;
     boolean events;
@@ -74,6 +90,24 @@ final class Options {
         this.tool = tool;
         this.size = tool.defaultSize();
         this.iters = tool.defaultIters();
+    }
+
+    /**
+     * perftest's check of the message size against the path MTU of a UD test ({@code check_mtu}): a size the user
+     * gave above it is an error; the default size, and the largest size of {@code -a}, become the MTU. Returns the
+     * warning perftest prints then (empty when nothing changed).
+     *
+     * @throws IllegalArgumentException for a requested size above the MTU
+     */
+    String limitUdSize(int mtuBytes) {
+        if (connection != QpType.UD || size <= mtuBytes) {
+            return "";
+        }
+        if (sizeGiven && !all) {
+            throw new IllegalArgumentException(" Max message size in UD cannot be greater than MTU ");
+        }
+        size = mtuBytes;
+        return " Max msg size in UD is MTU " + mtuBytes + "\n Changing to this MTU";
     }
 
     /** True on the side that connects (a host was given), as perftest's {@code machine == CLIENT}. */
@@ -161,7 +195,7 @@ final class Options {
                 }
             }
             case "q" -> numQps = (int) range(value, "-q", 1, 4096);
-            case "c" -> connection(value);
+            case "c" -> connection = connection(tool.verb, value);
             case "t" -> {
                 txDepth = (int) Getopt.number(value, "-t");
                 txDepthGiven = true;
@@ -209,15 +243,27 @@ final class Options {
         }
     }
 
-    private static void connection(String value) {
-        switch (value) {
-            case "RC" -> {
+    /** change_conn_type: UC carries SEND and RDMA WRITE, UD only SEND; perftest exits with its message otherwise. */
+    private static QpType connection(Verb verb, String value) {
+        return switch (value) {
+            case "RC" -> QpType.RC;
+            case "UC" -> {
+                if (verb == Verb.READ || verb == Verb.ATOMIC) {
+                    throw new Exit(" UC connection not possible in READ/ATOMIC verbs");
+                }
+                yield QpType.UC;
             }
-            case "UC", "UD", "XRC", "DC", "SRD" -> throw new IllegalArgumentException("connection type " + value
-                    + " is not implemented by jrdma's perftest tools (RC only)");
+            case "UD" -> {
+                if (verb != Verb.SEND) {
+                    throw new Exit(" UD connection only possible in SEND verb");
+                }
+                yield QpType.UD;
+            }
+            case "XRC", "DC", "SRD" -> throw new IllegalArgumentException("connection type " + value
+                    + " is not implemented by jrdma's perftest tools (RC, UC and UD are)");
             default -> throw new IllegalArgumentException(
                     " Invalid Connection type. Please choose from {RC,UC,UD,XRC,DC,SRD}");
-        }
+        };
     }
 
     /** perftest's checks (force_dependencies and the per-test limits), with its messages. */
@@ -306,7 +352,11 @@ final class Options {
         } else {
             sb.append("  -a, --all  Run sizes from 2 till 2^23\n");
         }
-        sb.append("  -c, --connection=<RC>  Connection type (jrdma: RC only)\n");
+        sb.append(switch (tool.verb) {
+            case SEND -> "  -c, --connection=<RC/UC/UD>  Connection type RC/UC/UD (default RC)\n";
+            case WRITE -> "  -c, --connection=<RC/UC>  Connection type RC/UC (default RC)\n";
+            case READ, ATOMIC -> "  -c, --connection=<RC>  Connection type RC (default RC)\n";
+        });
         sb.append("  -d, --ib-dev=<dev>  Use IB device <dev> (default first device found)\n");
         if (tool.bw && tool.verb != Verb.SEND) {
             sb.append("  -D, --duration=<secs>  Run test for a customized period of seconds.\n");

@@ -7,6 +7,7 @@ import io.jrdma.tools.WarmUp;
 import io.jrdma.tools.perftest.Exchange.Dest;
 import io.jrdma.tools.perftest.Tool.Verb;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
@@ -17,8 +18,11 @@ import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.PortAttr;
 import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.Verbs;
@@ -26,7 +30,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 
 /**
  * The perftest tools ({@link Tool}) over the verbs API, one code path for all eight, with perftest 4.5's
@@ -41,7 +48,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * smaller of the two sides', max_dest_rd_atomic our out_reads, min_rnr_timer 12, a GRH (hop limit 255) when GIDs are
  * in use; RTS (the client, and both sides of latency tests) with timeout 14, retry 7, rnr_retry 7 and
  * max_rd_atomic the peer's out_reads. Bandwidth messages up to half a page rotate through the page in cache-line
- * steps, as perftest's.
+ * steps, as perftest's. {@code -c UC}: UC QPs, whose RTR and RTS carry only the path (and PSNs). {@code -c UD}: UD QPs
+ * with Q_Key 0x11111111 (INIT), RTR by state alone, RTS and an address handle to the peer (the GRH's as above) on
+ * the sides that send; each send names the peer's QPN from the handshake and that Q_Key; each receive is 40 bytes
+ * longer and starts 40 bytes before its message's cache line, for the GRH (one cache line more in the buffer); a
+ * message may not exceed the path MTU ({@link Options#limitUdSize}).
  *
  * <p>The exchange, after version, page/cache-line size and MTU: one handshake per QP before connecting, one per QP
  * after, one after RTR, then per tool: WRITE/READ/atomic bandwidth — the client runs, both sync, exchange reports
@@ -61,6 +72,8 @@ final class Perftest implements ToolSession {
     /** sysconf(_SC_PAGESIZE) as perftest's cycle buffer. */
     static final int PAGE = 4096;
     static final int CACHE_LINE = 64;
+    /** perftest's DEF_QKEY: the Q_Key of every UD QP, and of every UD send (it is not exchanged). */
+    static final int UD_QKEY = 0x11111111;
 
     private final Options o;
     private final Tool tool;
@@ -74,6 +87,8 @@ final class Perftest implements ToolSession {
     private CompletionQueue sendCq;
     private CompletionQueue recvCq;
     private QueuePair[] qps;
+    /** UD: the address handle of each QP's peer, on the sides that send (null elsewhere). */
+    private AddressHandle[] ahs;
     private Exchange exchange;
     private DataPath data;
     private boolean withGid;
@@ -98,6 +113,9 @@ final class Perftest implements ToolSession {
         Options o;
         try {
             o = Options.parse(tool, args);
+        } catch (Options.Exit e) {
+            err.println(e.getMessage());
+            return 1;
         } catch (IllegalArgumentException e) {
             err.println(tool.command + ": " + e.getMessage());
             err.println(" Parser function exited with Error (see jrdma " + tool.command + " --help)");
@@ -153,6 +171,17 @@ final class Perftest implements ToolSession {
         }
         int remoteMtu = exchange.exchangeMtu(local.code());
         mtu = remoteMtu >= Mtu.MTU_256.code() && remoteMtu < local.code() ? Mtu.of(remoteMtu) : local;
+        String udWarning;
+        try {
+            udWarning = o.limitUdSize(mtu.bytes());
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.println(" Couldn't get context for the device");
+            return 1;
+        }
+        if (!udWarning.isEmpty()) {
+            err.println(udWarning);
+        }
         out.println(Report.testInfo(o, context.device().name(), mtu.bytes(), gidIndex, txDepth, rxDepth,
                 cqMod, outReads, o.inlineSize));
         out.flush();
@@ -212,7 +241,9 @@ final class Perftest implements ToolSession {
     private void createResources(PortAttr port, Gid gid) {
         int n = o.numQps;
         long region = DataPath.inc(Math.max(o.size, cycle), cacheLine);
-        MemorySegment buf = arena.allocate(region * 2 * n, cycle);
+        // UD: a receive starts 40 bytes (the GRH) before its message's cache line, so the last one ends a line later
+        long tail = o.connection == QpType.UD ? cacheLine : 0;
+        MemorySegment buf = arena.allocate(region * 2 * n + tail, cycle);
         if (o.events) {
             channel = context.createCompletionChannel();
         }
@@ -229,6 +260,7 @@ final class Perftest implements ToolSession {
             recvCq = context.createCq(rxDepth * n, channel);
         }
         qps = new QueuePair[n];
+        ahs = new AddressHandle[n];
         Dest[] my = new Dest[n];
         int qpAccess = switch (tool.verb) {
             case SEND -> Access.REMOTE_WRITE | Access.LOCAL_WRITE;
@@ -237,9 +269,13 @@ final class Perftest implements ToolSession {
             case ATOMIC -> Access.REMOTE_ATOMIC;
         };
         for (int i = 0; i < n; i++) {
-            qps[i] = pd.createQp(new QpInitAttr().qpType(QpType.RC).sendCq(sendCq)
+            qps[i] = pd.createQp(new QpInitAttr().qpType(o.connection).sendCq(sendCq)
                     .recvCq(recvCq != null ? recvCq : sendCq).cap(new QpCap(txDepth, rxDepth, 1, 1, o.inlineSize)));
-            QpConnect.init(qps[i], QpConnect.Options.DEFAULTS.withPort(o.ibPort).withAccess(qpAccess));
+            if (o.connection == QpType.UD) {
+                QpConnect.initUd(qps[i], o.ibPort, UD_QKEY);
+            } else {
+                QpConnect.init(qps[i], QpConnect.Options.DEFAULTS.withPort(o.ibPort).withAccess(qpAccess));
+            }
             int psn = ThreadLocalRandom.current().nextInt(1 << 24);
             my[i] = new Dest(port.lid(), outReads, qps[i].qpNum(), psn, mr.rkey(), buf.address() + (n + i) * region,
                     gid, 0);
@@ -252,6 +288,8 @@ final class Perftest implements ToolSession {
     /**
      * RTR, and RTS on the client and on both sides of latency tests (ctx_connect): perftest's GRH has hop limit 0xff,
      * its QPs answer as many READs as they announced and have in flight as many as the peer answers (at least 1).
+     * UC's RTR and RTS carry no RDMA READ, RNR or retry attributes; UD's RTR is the state alone and its sending sides
+     * make an address handle to the peer from the same address vector.
      */
     private void connect(int i) {
         Dest d = data.remote(i);
@@ -259,11 +297,38 @@ final class Perftest implements ToolSession {
         QpConnect.Options c = QpConnect.Options.DEFAULTS.withPort(o.ibPort).withSl(o.sl).withMtu(mtu)
                 .withMinRnrTimer(12).withTimeout(o.qpTimeout);
         c = withGid ? c.withGrh(gidIndex, 0xff) : c.withoutGrh();
-        QpConnect.readyToReceive(qps[i], d.address(), c.withRdAtomic(me.outReads()));
-        if (!tool.bw || o.client()) {
-            int maxRd = Math.min(d.outReads(), context.queryDevice().maxQpInitRdAtom());
-            QpConnect.readyToSend(qps[i], me.psn(), c.withRdAtomic(me.outReads(), Math.max(1, maxRd)));
+        boolean sends = !tool.bw || o.client();
+        switch (o.connection) {
+            case RC -> {
+                QpConnect.readyToReceive(qps[i], d.address(), c.withRdAtomic(me.outReads()));
+                if (sends) {
+                    int maxRd = Math.min(d.outReads(), context.queryDevice().maxQpInitRdAtom());
+                    QpConnect.readyToSend(qps[i], me.psn(), c.withRdAtomic(me.outReads(), Math.max(1, maxRd)));
+                }
+            }
+            case UC -> {
+                qps[i].modify(new QpAttr().qpState(QpState.RTR).ahAttr(c.addressVector(d.address())).pathMtu(mtu)
+                        .destQpNum(d.qpn()).rqPsn(d.psn()), EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV,
+                        QpAttrMask.PATH_MTU, QpAttrMask.DEST_QPN, QpAttrMask.RQ_PSN));
+                if (sends) {
+                    readyToSendUnreliable(i, me.psn());
+                }
+            }
+            case UD -> {
+                qps[i].modify(new QpAttr().qpState(QpState.RTR), EnumSet.of(QpAttrMask.STATE));
+                if (sends) {
+                    readyToSendUnreliable(i, me.psn());
+                    ahs[i] = pd.createAh(c.addressVector(d.address()));
+                    data.addressHandle(i, ahs[i]);
+                }
+            }
         }
+    }
+
+    /** RTR to RTS of a UC or UD QP: the state and the first PSN only. */
+    private void readyToSendUnreliable(int i, int psn) {
+        qps[i].modify(new QpAttr().qpState(QpState.RTS).sqPsn(psn), EnumSet.of(QpAttrMask.STATE,
+                QpAttrMask.SQ_PSN));
     }
 
     // ---------------------------------------------------------------- teardown
@@ -279,7 +344,9 @@ final class Perftest implements ToolSession {
             }
         }
         try {
-            Resources.closeAll(qps, sendCq, recvCq, mr, pd, channel, context);
+            AutoCloseable[] first = qps == null ? null
+                    : Stream.concat(Arrays.stream(qps), Arrays.stream(ahs)).toArray(AutoCloseable[]::new);
+            Resources.closeAll(first, sendCq, recvCq, mr, pd, channel, context);
         } catch (RuntimeException e) {
             if (failure == null) {
                 throw e;

@@ -51,7 +51,7 @@ final class Report {
         sb.append("                    ").append(name).append(o.tool.bw ? " BW Test" : " Latency Test").append('\n');
         sb.append(" Dual-port       : OFF\t\tDevice         : ").append(device).append('\n');
         sb.append(" Number of qps   : ").append(o.numQps).append("\t\tTransport type : IB\n");
-        sb.append(" Connection type : RC\t\tUsing SRQ      : OFF\n");
+        sb.append(" Connection type : ").append(o.connection).append("\t\tUsing SRQ      : OFF\n");
         sb.append(" PCIe relax order: OFF\n");
         sb.append(" ibv_wr* API     : OFF\n");
         if (o.client()) {

@@ -56,7 +56,9 @@ class PerftestModesTest {
             new Case(Tool.IB_ATOMIC_BW, "-n 200", 8, 200, PerftestTest.rdmaBwBytes(1)),
             new Case(Tool.IB_ATOMIC_BW, "-n 200 -e", 8, 200, PerftestTest.rdmaBwBytes(1)),
             new Case(Tool.IB_ATOMIC_LAT, "-n 200", 8, 200, PerftestTest.LAT_BYTES),
-            new Case(Tool.IB_ATOMIC_LAT, "-n 200 -e", 8, 200, PerftestTest.LAT_BYTES));
+            new Case(Tool.IB_ATOMIC_LAT, "-n 200 -e", 8, 200, PerftestTest.LAT_BYTES),
+            new Case(Tool.IB_SEND_BW, "-n 200 -s 4097 -c UC", 4097, 200, PerftestTest.SEND_BW_BYTES),
+            new Case(Tool.IB_SEND_LAT, "-n 200 -s 1024 -c UD", 1024, 200, PerftestTest.LAT_BYTES));
 
     static Stream<Arguments> cases() {
         return Arrays.stream(Threading.values()).flatMap(m -> CASES.stream().map(c -> Arguments.of(m, c)));

@@ -81,11 +81,16 @@ class PerftestTest {
 
     /** Runs server and client of {@code tool} with {@code args} (plus --check), the client through a TCP relay. */
     private static Run run(Tool tool, String... args) throws Exception {
+        return run("pfserver", "pfclient", tool, args);
+    }
+
+    /** {@link #run(Tool, String...)} between the devices {@code serverDev} and {@code clientDev}. */
+    static Run run(String serverDev, String clientDev, Tool tool, String... args) throws Exception {
         int port = nextPort++;
         List<String> common = new ArrayList<>(List.of(args));
         common.addAll(List.of("--timeout=10", "--check"));
         List<String> serverArgs = new ArrayList<>(common);
-        serverArgs.addAll(List.of("-d", "pfserver", "-p", Integer.toString(port)));
+        serverArgs.addAll(List.of("-d", serverDev, "-p", Integer.toString(port)));
         ByteArrayOutputStream so = new ByteArrayOutputStream();
         ByteArrayOutputStream se = new ByteArrayOutputStream();
         ByteArrayOutputStream co = new ByteArrayOutputStream();
@@ -93,7 +98,7 @@ class PerftestTest {
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try (Relay relay = new Relay(port, pool)) {
             List<String> clientArgs = new ArrayList<>(common);
-            clientArgs.addAll(List.of("-d", "pfclient", "-p", Integer.toString(relay.port()), "127.0.0.1"));
+            clientArgs.addAll(List.of("-d", clientDev, "-p", Integer.toString(relay.port()), "127.0.0.1"));
             Future<Integer> server = pool.submit(() -> Perftest.run(tool, serverArgs.toArray(String[]::new),
                     print(so), print(se)));
             int clientRc = Perftest.run(tool, clientArgs.toArray(String[]::new), print(co), print(ce));
@@ -451,7 +456,7 @@ class PerftestTest {
         assertEquals(2, Options.parse(Tool.IB_SEND_LAT, new String[0]).size);
         assertEquals(5000, Options.parse(Tool.IB_READ_BW, new String[0]).iters);
         String[][] bad = {
-            {"-n", "4"}, {"-q", "2"}, {"-l", "2"}, {"-A", "FETCH_AND_ADD"}, {"-c", "UD"}, {"-c", "XX"}, {"-m", "1000"},
+            {"-n", "4"}, {"-q", "2"}, {"-l", "2"}, {"-A", "FETCH_AND_ADD"}, {"-c", "XRC"}, {"-c", "XX"}, {"-m", "1000"},
             {"-D", "3"}, {"-t", "4"}, {"-z"}, {"--bidirectional"}, {"-s"}, {"a", "b"}};
         for (String[] args : bad) {
             assertThrows(IllegalArgumentException.class, () -> Options.parse(Tool.IB_SEND_LAT, args),
