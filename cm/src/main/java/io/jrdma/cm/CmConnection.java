@@ -52,7 +52,8 @@ public final class CmConnection implements AutoCloseable {
         try {
             c = new CmConnection(new EventPump(ch, 0), true, ch.createId(options.portSpace(), null),
                     options.timeout());
-            c.id.resolveAddr(null, destination, options.timeout());
+            c.id.resolveAddr(options.source() == null ? null : new InetSocketAddress(options.source(), 0), destination,
+                    options.timeout());
             c.await(CmEventType.ADDR_RESOLVED, "resolving " + destination);
             c.id.resolveRoute(options.timeout());
             c.await(CmEventType.ROUTE_RESOLVED, "resolving the route to " + destination);
@@ -145,10 +146,17 @@ public final class CmConnection implements AutoCloseable {
         return id.peerAddress();
     }
 
-    /** Whether the peer disconnected (reads pending events of this connection's channel without blocking). */
+    /**
+     * Whether the connection ended (reads the pending events of its channel without blocking; the peer's DREQ is
+     * answered as it is read).
+     */
     public boolean isDisconnected() {
-        pump.pumpUntil(() -> true, Duration.ZERO);
-        return status.has(CmEventType.DISCONNECTED);
+        return pump.pumpUntil(() -> status.has(CmEventType.DISCONNECTED), Duration.ZERO);
+    }
+
+    /** Waits up to {@code timeout} for the connection to end (the peer disconnected); returns whether it did. */
+    public boolean awaitDisconnected(Duration timeout) {
+        return pump.pumpUntil(() -> status.has(CmEventType.DISCONNECTED), timeout);
     }
 
     /**
@@ -162,7 +170,7 @@ public final class CmConnection implements AutoCloseable {
         }
         closed = true;
         try {
-            if (status.has(CmEventType.ESTABLISHED)) {
+            if (status.has(CmEventType.ESTABLISHED) && !status.has(CmEventType.DISCONNECTED)) {
                 try {
                     id.disconnect();
                     pump.pumpUntil(() -> status.has(CmEventType.DISCONNECTED), timeout);

@@ -1,6 +1,7 @@
 package io.jrdma.cm;
 
 import io.jrdma.verbs.QpCap;
+import java.net.InetAddress;
 import java.time.Duration;
 
 /**
@@ -14,6 +15,7 @@ public final class CmOptions {
     private final ConnParam param = new ConnParam().responderResources(1).initiatorDepth(1);
     private PortSpace portSpace = PortSpace.TCP;
     private Duration timeout = Duration.ofSeconds(10);
+    private InetAddress source;
 
     /** 16 sends and 16 receives of 1 SGE, a CQ of 64, one READ/atomic each way, TCP port space, 10 s steps. */
     public CmOptions() {
@@ -60,6 +62,17 @@ public final class CmOptions {
     /** How long resolving, connecting, accepting and disconnecting may each take. */
     public Duration timeout() {
         return timeout;
+    }
+
+    /** The local address {@link CmConnection#connect} connects from; null (the default): the CM picks the device. */
+    public InetAddress source() {
+        return source;
+    }
+
+    /** Sets the local address to connect from (null: any); returns this. */
+    public CmOptions source(InetAddress address) {
+        this.source = address;
+        return this;
     }
 
     /** Sets the step timeout; returns this. */

@@ -12,7 +12,9 @@ import java.util.function.BooleanSupplier;
  * The blocking layer's reader of one event channel: whoever waits (a connect, an accept, a close) reads the channel
  * under the pump's lock and routes every event — to the waiting connection's {@link CmConnection.Status}, or, for
  * CONNECT_REQUEST, to a queue bounded by the listener's backlog (a request beyond it is rejected) — so several
- * connections can share their listener's channel and no event is lost or left unacknowledged.
+ * connections can share their listener's channel and no event is lost or left unacknowledged. A DISCONNECTED is
+ * answered at once ({@link CmId#disconnect()} sends the DREP), so a peer closing its side does not wait for this
+ * side's application.
  */
 final class EventPump {
 
@@ -52,12 +54,11 @@ final class EventPump {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!done.getAsBoolean()) {
             long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            CmEvent ev = channel.getEvent(Duration.ofNanos(Math.min(left, 50_000_000L)));
+            CmEvent ev = channel.getEvent(Duration.ofNanos(Math.max(0, Math.min(left, 50_000_000L))));
             if (ev != null) {
-                route(ev);
+                route(ev); // what is pending is read even with no time left
+            } else if (left <= 0) {
+                return false;
             }
         }
         return true;
@@ -81,6 +82,9 @@ final class EventPump {
             CmConnection.Status s = statuses.get(ev.id());
             if (s != null) {
                 s.record(ev);
+                if (ev.type() == CmEventType.DISCONNECTED) {
+                    ev.id().disconnect(); // the DREP the peer's DREQ waits for, as librdmacm programs answer it
+                }
             }
         } finally {
             ev.ack();
