@@ -84,7 +84,11 @@ public interface CmId extends AutoCloseable {
     /** Rejects the request of this id (rdma_reject): a REJ with reason 28 (consumer), or a SIDR_REP (status 1). */
     void reject(byte[] privateData);
 
-    /** Ends the connection (rdma_disconnect): its QP goes to ERR and a DREQ (or the DREP answering one) is sent. */
+    /**
+     * Ends the connection (rdma_disconnect): its QP goes to ERR and a DREQ (or the DREP answering one) is sent. Once
+     * the connection is ending or over (DREQ out, timewait) it only moves the QP to ERR; EINVAL for an id that
+     * never connected.
+     */
     void disconnect();
 
     /**

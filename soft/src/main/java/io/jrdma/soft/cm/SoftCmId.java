@@ -339,6 +339,11 @@ final class SoftCmId extends CmConnection implements CmId {
     @Override
     public void disconnect() {
         synchronized (registry) {
+            switch (state) {
+                case IDLE, ADDR_BOUND, ADDR_RESOLVED, ROUTE_RESOLVED, LISTEN, CLOSED -> throw invalid("disconnect");
+                default -> {
+                }
+            }
             if (qp != null) {
                 CmQp.error(qp);
             }
@@ -351,7 +356,10 @@ final class SoftCmId extends CmConnection implements CmId {
                     sendDrep();
                     enterTimewait();
                 }
-                default -> throw invalid("disconnect");
+                default -> {
+                    // as rdma_disconnect: neither a DREQ nor a DREP can go out (already disconnecting, in timewait,
+                    // or not yet connected); the QP is in ERR and the call succeeds
+                }
             }
         }
     }
