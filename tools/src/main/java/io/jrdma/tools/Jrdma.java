@@ -1,8 +1,11 @@
 package io.jrdma.tools;
 
+import io.jrdma.tools.cmatose.UcmatoseCommand;
+import io.jrdma.tools.cmatose.UdaddyCommand;
 import io.jrdma.tools.perftest.PerftestCommand;
 import io.jrdma.tools.pingpong.RcPingpongCommand;
 import io.jrdma.tools.pingpong.UdPingpongCommand;
+import io.jrdma.tools.rping.RpingCommand;
 import io.jrdma.tools.scale.ScaleCommand;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -14,18 +17,19 @@ import picocli.CommandLine.Spec;
 /**
  * The {@code jrdma} command: {@code demo}, {@code hello-verbs}, {@code throughput}, {@code devices},
  * {@code devinfo}, {@code link}, {@code stat}, {@code monitor}, {@code capture}, {@code trace}, {@code rc_pingpong},
- * {@code ud_pingpong} and perftest's {@code ib_send_bw}, {@code ib_send_lat}, {@code ib_write_bw}, {@code ib_write_lat},
- * {@code ib_read_bw}, {@code ib_read_lat}, {@code ib_atomic_bw} and {@code ib_atomic_lat}, and {@code bench}
- * (jrdma against NIO and Aeron, {@link io.jrdma.tools.compare.BenchCommand}). Each subcommand
- * is a thin class over shared option ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit
- * status: 0 success, 1 failure, 2 bad usage.
+ * {@code ud_pingpong}, librdmacm's {@code rping}, {@code ucmatose} and {@code udaddy}, perftest's {@code ib_send_bw},
+ * {@code ib_send_lat}, {@code ib_write_bw}, {@code ib_write_lat}, {@code ib_read_bw}, {@code ib_read_lat},
+ * {@code ib_atomic_bw} and {@code ib_atomic_lat}, and {@code bench} (jrdma against NIO and Aeron,
+ * {@link io.jrdma.tools.compare.BenchCommand}). Each subcommand is a thin class over shared option
+ * ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit status: 0 success, 1 failure, 2 bad usage.
  */
 @Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = Jrdma.Version.class,
         description = "RDMA verbs for Java with a software RoCEv2 device.",
         subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class,
             ThroughputCommand.class, LinkCommand.class, StatCommand.class, MonitorCommand.class,
             CaptureCommand.class, TraceCommand.class, RcPingpongCommand.class, UdPingpongCommand.class,
-            NoncontigCommand.class, ScaleCommand.class, io.jrdma.tools.compare.BenchCommand.class})
+            RpingCommand.class, UcmatoseCommand.class, UdaddyCommand.class, NoncontigCommand.class,
+            ScaleCommand.class, io.jrdma.tools.compare.BenchCommand.class})
 public final class Jrdma implements Callable<Integer> {
 
     /** Exit status of a failed command. */
@@ -50,7 +54,8 @@ public final class Jrdma implements Callable<Integer> {
         CommandLine cl = new CommandLine(new Jrdma());
         PerftestCommand.register(cl);
         cl.getSubcommands().get(HelloVerbsCommand.NAME).setUnmatchedOptionsArePositionalParams(true);
-        for (String tool : new String[] {RcPingpongCommand.NAME, UdPingpongCommand.NAME}) {
+        for (String tool : new String[] {RcPingpongCommand.NAME, UdPingpongCommand.NAME, RpingCommand.NAME,
+            UcmatoseCommand.NAME, UdaddyCommand.NAME}) {
             // the real tools' getopt command line: every argument goes to the tool's own parser
             cl.getSubcommands().get(tool).setUnmatchedOptionsArePositionalParams(true);
             cl.getSubcommands().get(tool).setStopAtPositional(true);
