@@ -5,6 +5,7 @@
  */
 module io.jrdma.soft {
     requires transitive io.jrdma.verbs;
+    requires transitive io.jrdma.cm;
     requires io.jrdma.wire;
     requires jdk.net;
 
@@ -13,4 +14,5 @@ module io.jrdma.soft {
     exports io.jrdma.soft.link;
 
     provides io.jrdma.verbs.spi.Provider with io.jrdma.soft.SoftProvider;
+    provides io.jrdma.cm.spi.CmProvider with io.jrdma.soft.cm.SoftCmProvider;
 }

@@ -66,6 +66,13 @@ public enum Counter {
      * as rxe).
      */
     UD_TOO_LONG("ud_too_long"),
+    /**
+     * Packets to QP 0 or QP 1 dropped because no {@link MadPort} served that QP (kernel rxe always has QP 1; here it
+     * exists while a MAD port is open).
+     */
+    MAD_NO_PORT("mad_no_port"),
+    /** Packets to QP 0 or QP 1 dropped because their payload was not one 256-byte MAD. */
+    MAD_LEN_DROPPED("mad_len_dropped"),
     /** Times the port went down (the IB port counter LinkDownedCounter). */
     LINK_DOWNED("link_downed"),
     /** Packets not sent because the port was down (the IB port counter PortXmitDiscards). */

@@ -25,9 +25,9 @@ final class IpIdPolicy {
     /** The most segments in one UDP GSO send (Linux UDP_MAX_SEGMENTS): the IDs a jrdma sender can use. */
     static final int GSO_RUN = 64;
 
-    private final long[] source = new long[SoftLimits.MAX_QP];
-    private final byte[] zeros = new byte[SoftLimits.MAX_QP];
-    private final byte[] solved = new byte[SoftLimits.MAX_QP];
+    private final long[] source = new long[SoftLimits.MAX_QP + QpTable.SPECIAL_QPS]; // by QpTable.slot
+    private final byte[] zeros = new byte[source.length];
+    private final byte[] solved = new byte[source.length];
 
     static long key(int ip, int port) {
         return (ip & 0xFFFFFFFFL) << 16 | (port & 0xFFFF) | 1L << 48;

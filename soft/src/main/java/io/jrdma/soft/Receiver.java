@@ -157,7 +157,12 @@ final class Receiver {
             drop();
             return;
         }
-        SoftQp qp = qps.byQpn(Bth.destQp(rx, 0));
+        int destQpn = Bth.destQp(rx, 0);
+        SoftQp qp = qps.byQpn(destQpn);
+        if (qp == null && destQpn < QpTable.SPECIAL_QPS) {
+            counters.increment(Counter.MAD_NO_PORT); // QP 0 or 1 with no MAD port open: no such QP now
+            return;
+        }
         if (qp == null || op.transport() != qp.rules.transport()) {
             drop(); // includes a UD packet for a UC or RC QP and the other way round
             return;
@@ -175,8 +180,12 @@ final class Receiver {
             counters.increment(Counter.QKEY_VIOLATIONS); // rxe check_keys: silently dropped, qkey_viol_cntr
             return;
         }
-        if (!icrcOk(qp.qpn - SoftLimits.QPN_BASE)) {
+        if (!icrcOk(QpTable.slot(qp.qpn))) {
             counters.increment(Counter.ICRC_ERR);
+            return;
+        }
+        if (destQpn < QpTable.SPECIAL_QPS && payload != MadPort.MAD_SIZE) {
+            counters.increment(Counter.MAD_LEN_DROPPED); // QP 0 and 1 take whole MADs only
             return;
         }
         counters.increment(Counter.RCVD_PKTS);

@@ -141,7 +141,9 @@ final class RequestPackets {
         int pad = (-payload) & 3;
         boolean solicited = (w.flags & SendFlags.SOLICITED) != 0;
         MemorySegment tx = xmit.packet();
-        Bth.write(tx, 0, op.code(), solicited, false, pad, SoftLimits.PKEY_DEFAULT, w.remoteQpn & 0xFF_FFFF, false,
+        // rxe asks no ACK on UD, but its QP 0 and 1 (types SMI and GSI, not UD) set AckReq as RC does on a last packet
+        boolean ackReq = qp.qpn < QpTable.SPECIAL_QPS;
+        Bth.write(tx, 0, op.code(), solicited, false, pad, SoftLimits.PKEY_DEFAULT, w.remoteQpn & 0xFF_FFFF, ackReq,
                 w.firstPsn());
         int qkey = (w.remoteQkey & PRIVILEGED_QKEY) != 0 ? qp.qkey : w.remoteQkey;
         Deth.write(tx, op.dethOffset(), qkey, qp.qpn);

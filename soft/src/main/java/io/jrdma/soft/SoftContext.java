@@ -366,6 +366,11 @@ public final class SoftContext implements Context {
     }
 
     QueuePair createQp(SoftPd pd, QpInitAttr attr) {
+        return createQp(pd, attr, -1);
+    }
+
+    /** ibv_create_qp; {@code special} 0 or 1 creates that special QP ({@link MadPort}; EBUSY if it exists). */
+    SoftQp createQp(SoftPd pd, QpInitAttr attr, int special) {
         QpAttrChecks.caps(attr);
         lock.lock();
         try {
@@ -382,11 +387,14 @@ public final class SoftContext implements Context {
             if (qpCount >= SoftLimits.MAX_QP) {
                 throw new VerbsException(Errno.ENOMEM, "too many QPs (max " + SoftLimits.MAX_QP + ")");
             }
-            while (!qps.slotFree(nextQpSlot)) {
+            if (special >= 0 && qps.byQpn(special) != null) {
+                throw new VerbsException(Errno.EBUSY, "QP " + special + " is in use (a MAD port is open)");
+            }
+            while (special < 0 && !qps.slotFree(nextQpSlot)) {
                 nextQpSlot = (nextQpSlot + 1) % SoftLimits.MAX_QP;
             }
-            int qpn = SoftLimits.QPN_BASE + nextQpSlot;
-            nextQpSlot = (nextQpSlot + 1) % SoftLimits.MAX_QP;
+            int qpn = special >= 0 ? special : SoftLimits.QPN_BASE + nextQpSlot;
+            nextQpSlot = special >= 0 ? nextQpSlot : (nextQpSlot + 1) % SoftLimits.MAX_QP;
             Arena arena = Arena.ofShared();
             SoftQp qp = new SoftQp(this, pd, qpn, attr, arena);
             qpCount++;

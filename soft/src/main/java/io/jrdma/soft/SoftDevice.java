@@ -179,6 +179,14 @@ public final class SoftDevice implements Device {
     }
 
     /**
+     * The context {@link #open()} returned while it is open, else null: for a component of this process that must
+     * share the device with the application that opened it (the connection manager opens it itself otherwise).
+     */
+    public synchronized SoftContext openedContext() {
+        return open;
+    }
+
+    /**
      * Opens a context for queries only ({@code queryDevice}, {@code queryPort}, {@code queryGid}), as
      * {@code jrdma devinfo} needs: it binds an ephemeral UDP port instead of 4791, so it works while another
      * process has the device open, and it publishes no counters and installs no capture or trace. Its QPs could
