@@ -165,8 +165,8 @@ final class Options {
             case "check" -> "check";
             case "rdma_cm" -> "R";
             default -> throw new IllegalArgumentException("unrecognized option '--" + name + "'"
-                    + " (jrdma implements -p -d -i -x -s -n -a -D -m -q -c -t -F -e -l -A -I -o -u -S -r -Q -N -R -h -V,"
-                    + " --report_gbits, --timeout=SECONDS and --check)");
+                    + " (jrdma implements -p -d -i -x -s -n -a -D -m -q -c -t -F -e -l -A -I -o -u -S -r -Q -N -R -h"
+                    + " -V, --rdma_cm, --report_gbits, --timeout=SECONDS and --check)");
         };
     }
 
