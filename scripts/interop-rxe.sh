@@ -303,6 +303,15 @@ perftest ib_write_lat 60 -c UC -s 64 -n 50
 perftest ib_send_bw 60 -c UD -s 1024 -n 20
 perftest ib_send_lat 60 -c UD -s 1024 -n 50
 perftest ib_send_lat 60 -c UD -s 1 -n 100
+# -R (rdma_cm for the exchange and the test QPs). NOT YET RUN against kernel rxe, hence opt-in: there is no TCP
+# listener, so the *_up checks below time out before the client starts (real perftest's client does not retry a
+# rejected comm connection; jrdma's does, up to --timeout). Enable with INTEROP_RDMA_CM=1.
+if [[ ${INTEROP_RDMA_CM:-0} == 1 ]]; then
+    perftest ib_send_bw 90 -R -s 4097 -n 20
+    perftest ib_write_bw 90 -R -s 4095 -n 20 -q 2
+    perftest ib_read_lat 90 -R -s 64 -n 50
+    perftest ib_send_lat 90 -R -c UD -s 512 -n 50
+fi
 
 boot 9000 # rxe active_mtu 4096
 pingpong rc_pingpong 20 60 -m 4096 -s 4095 -c

@@ -80,6 +80,9 @@ final class DataPath {
     /** Completions seen (and other progress made), for the timeout message: messages stay constant strings. */
     private long done;
     private int checkFailures;
+    /** -R, UD: the peers' QPNs and Q_Keys from the CM ({@link #udPeer}); null without. */
+    private int[] udQpn;
+    private int[] udQkey;
 
     /** The verbs objects {@link Perftest} made (and closes): one buffer, its MR, the CQs and the QPs. */
     record Resources(Context context, CompletionChannel channel, MemorySegment buf, MemoryRegion mr,
@@ -147,6 +150,17 @@ final class DataPath {
     /** UD: the address handle QP {@code i}'s sends go through. */
     void addressHandle(int i, AddressHandle ah) {
         ahs[i] = ah;
+    }
+
+    /** UD with -R: QP {@code i} sends to the QPN and Q_Key the CM reported, not the handshake's QPN and 0x11111111. */
+    void udPeer(int i, int qpn, int qkey) {
+        if (udQpn == null) {
+            udQpn = new int[qps.length];
+            udQkey = new int[qps.length];
+            java.util.Arrays.fill(udQpn, -1);
+        }
+        udQpn[i] = qpn;
+        udQkey[i] = qkey;
     }
 
     /** perftest's ctx_hand_shake as a barrier: both sides wait for each other. */
@@ -367,7 +381,8 @@ final class DataPath {
                         .sg(new Sge(buf.address() + sendBase(i) + off, (int) size, mr.lkey()))
                         .sendFlags(flags | (j == o.postList - 1 ? SendFlags.SIGNALED : 0));
                 if (grh > 0) {
-                    wr.ud(ahs[i], rem[i].qpn(), Perftest.UD_QKEY);
+                    boolean cm = udQpn != null && udQpn[i] >= 0;
+                    wr.ud(ahs[i], cm ? udQpn[i] : rem[i].qpn(), cm ? udQkey[i] : Perftest.UD_QKEY);
                 } else if (tool.verb == Verb.WRITE || tool.verb == Verb.READ) {
                     wr.remote(rem[i].vaddr() + off, rem[i].rkey());
                 } else if (tool.verb == Verb.ATOMIC) {

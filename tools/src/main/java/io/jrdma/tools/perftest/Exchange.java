@@ -78,6 +78,36 @@ final class Exchange implements Closeable {
             return Arrays.copyOf(sb.toString().getBytes(StandardCharsets.US_ASCII), bytes);
         }
 
+        /**
+         * The handshake over rdma_cm (rdma_write_keys): struct pingpong_dest as perftest copies it, 56 bytes, every
+         * field big-endian (lid, out_reads, qpn, psn, rkey, 4 bytes of padding, vaddr, the GID's 16 bytes, srqn,
+         * gid_index: 0 until perftest's set_up_connection has filled the address in, the GID index in use after).
+         */
+        byte[] toBinary(int gidIndex) {
+            ByteBuffer b = ByteBuffer.allocate(CmComm.BUF_BYTES);
+            b.putInt(lid).putInt(outReads).putInt(qpn).putInt(psn).putInt(rkey).putInt(0).putLong(vaddr);
+            b.put(gid.toBytes()).putInt(srqn).putInt(gidIndex);
+            return b.array();
+        }
+
+        /**
+         * A peer's {@link #toBinary} message, read as rdma_read_keys reads it: srqn is not taken from it, and the GID
+         * only when the message has one.
+         */
+        static Dest fromBinary(byte[] msg) {
+            ByteBuffer b = ByteBuffer.wrap(msg);
+            int lid = b.getInt();
+            int outReads = b.getInt();
+            int qpn = b.getInt();
+            int psn = b.getInt();
+            int rkey = b.getInt();
+            b.getInt();
+            long vaddr = b.getLong();
+            byte[] raw = new byte[16];
+            b.get(raw);
+            return new Dest(lid, outReads, qpn, psn, rkey, vaddr, Gid.of(raw), 0);
+        }
+
         /** The QP's part, for {@link QpConnect}. */
         QpConnect.Address address() {
             return new QpConnect.Address(lid, qpn, psn, gid);
@@ -119,9 +149,14 @@ final class Exchange implements Closeable {
     }
 
     private final Socket socket;
+    /** With {@code -R}: the RDMA connection every item travels over instead of {@link #socket} (null otherwise). */
+    private final CmComm comm;
     private final boolean client;
     private final InputStream in;
     private final OutputStream out;
+
+    /** With {@link #comm}: the gid_index field of the handshakes ({@link #binaryGidIndex(int)}). */
+    private int binaryGidIndex;
 
     /** Run while a read waits for the peer ({@link #driveWhileWaiting}); null: reads just block. */
     private Runnable whileWaiting;
@@ -130,9 +165,28 @@ final class Exchange implements Closeable {
 
     private Exchange(Socket socket, boolean client) throws IOException {
         this.socket = socket;
+        this.comm = null;
         this.client = client;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
+    }
+
+    private Exchange(CmComm comm, boolean client) {
+        this.socket = null;
+        this.comm = comm;
+        this.client = client;
+        this.in = null;
+        this.out = null;
+    }
+
+    /** {@code -R}: the client's exchange over an rdma_cm connection to {@code host:port} ({@link CmComm}). */
+    static Exchange connectCm(String host, int port, long timeoutMs) throws IOException {
+        return new Exchange(CmComm.connect(host, port, timeoutMs), true);
+    }
+
+    /** {@code -R}: the server's exchange over the rdma_cm connection it accepts on {@code port}. */
+    static Exchange acceptCm(int port, long timeoutMs) throws IOException {
+        return new Exchange(CmComm.accept(port, timeoutMs), false);
     }
 
     /**
@@ -142,6 +196,10 @@ final class Exchange implements Closeable {
      * retries run out. The read's time limit stays what the socket had.
      */
     void driveWhileWaiting(Runnable progress) throws IOException {
+        if (comm != null) {
+            comm.driveWhileWaiting(progress);
+            return;
+        }
         readLimitMs = socket.getSoTimeout();
         socket.setSoTimeout(POLL_MS);
         whileWaiting = progress;
@@ -211,8 +269,16 @@ final class Exchange implements Closeable {
 
     /** One handshake (ctx_hand_shake): sends {@code mine}, returns the peer's address. */
     Dest handshake(Dest mine, boolean withGid) throws IOException {
+        if (comm != null) {
+            return Dest.fromBinary(exchange(mine.toBinary(binaryGidIndex), "the remote address"));
+        }
         byte[] theirs = exchange(mine.toWire(withGid), "the remote address");
         return Dest.fromWire(theirs, withGid);
+    }
+
+    /** With {@code -R}: the GID index the handshakes carry from now on (perftest's my_dest[].gid_index). */
+    void binaryGidIndex(int gidIndex) {
+        binaryGidIndex = gidIndex;
     }
 
     /** Exchanges bandwidth reports (xchg_bw_reports for a peer of version 5.33 or later). */
@@ -236,6 +302,9 @@ final class Exchange implements Closeable {
      */
     void closeConnection(Dest mine, boolean withGid) throws IOException {
         handshake(mine, withGid);
+        if (comm != null) {
+            return; // over rdma_cm perftest sends no "done"
+        }
         write("done\0".getBytes(StandardCharsets.US_ASCII));
         try {
             socket.setSoTimeout(DONE_WAIT_MS);
@@ -246,11 +315,18 @@ final class Exchange implements Closeable {
     }
 
     private void write(byte[] b) throws IOException {
+        if (comm != null) {
+            comm.write(b);
+            return;
+        }
         out.write(b);
         out.flush();
     }
 
     private byte[] read(int n, String what) throws IOException {
+        if (comm != null) {
+            return comm.read(n, what);
+        }
         if (whileWaiting != null) {
             return readDriving(n, what);
         }
@@ -310,6 +386,10 @@ final class Exchange implements Closeable {
 
     @Override
     public void close() throws IOException {
+        if (comm != null) {
+            comm.close();
+            return;
+        }
         socket.close();
     }
 }

@@ -72,6 +72,8 @@ final class Options {
     /** -o; 0 = the device's maximum. */
     int outReads;
     int qpTimeout = 14;
+    /** -R: connect the test QPs with rdma_cm, and exchange over an rdma_cm connection too (perftest's -z). */
+    boolean rdmaCm;
     int sl;
     int rxDepth = 512;
     int cqMod = 100;
@@ -161,9 +163,10 @@ final class Options {
             case "report_gbits" -> "report_gbits";
             case "timeout" -> "timeout";
             case "check" -> "check";
+            case "rdma_cm" -> "R";
             default -> throw new IllegalArgumentException("unrecognized option '--" + name + "'"
-                    + " (jrdma implements -p -d -i -x -s -n -a -D -m -q -c -t -F -e -l -A -I -o -u -S -r -Q -N -h -V,"
-                    + " --report_gbits, --timeout=SECONDS and --check)");
+                    + " (jrdma implements -p -d -i -x -s -n -a -D -m -q -c -t -F -e -l -A -I -o -u -S -r -Q -N -R -h"
+                    + " -V, --rdma_cm, --report_gbits, --timeout=SECONDS and --check)");
         };
     }
 
@@ -239,6 +242,7 @@ final class Options {
             case "V" -> version = true;
             case "report_gbits" -> reportGbits = true;
             case "check" -> check = true;
+            case "R" -> rdmaCm = true;
             default -> throw new IllegalArgumentException("invalid option -- '" + opt + "'");
         }
     }
@@ -302,6 +306,9 @@ final class Options {
             if (all) {
                 throw new IllegalArgumentException("-a (all sizes) is not available in atomic tests");
             }
+        }
+        if (rdmaCm && connection == QpType.UC) {
+            throw new Exit(Report.RESULT_LINE + "\n UC is not supported in librdmacm");
         }
         if (outReadsGiven && !tool.usesOutReads()) {
             throw new IllegalArgumentException(" Setting Outstanding reads only available on READ verb");

@@ -1,5 +1,6 @@
 package io.jrdma.tools.perftest;
 
+import io.jrdma.cm.CmId;
 import io.jrdma.examples.QpConnect;
 import io.jrdma.examples.Resources;
 import io.jrdma.tools.ToolSession;
@@ -8,6 +9,7 @@ import io.jrdma.tools.perftest.Exchange.Dest;
 import io.jrdma.tools.perftest.Tool.Verb;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AddressHandle;
+import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
@@ -90,6 +92,15 @@ final class Perftest implements ToolSession {
     /** UD: the address handle of each QP's peer, on the sides that send (null elsewhere). */
     private AddressHandle[] ahs;
     private Exchange exchange;
+    /** -R: the test QPs' CM connections (null otherwise). */
+    private CmConnections cm;
+    /** -R, UD: the peers' QPNs and Q_Keys the CM reported. */
+    private int[] udQpn;
+    private int[] udQkey;
+    /** The device the resources live on: {@link #context}, or with -R the CM id's. */
+    private Context resCtx;
+    private MemorySegment buf;
+    private long region;
     private DataPath data;
     private boolean withGid;
     private int gidIndex;
@@ -156,8 +167,13 @@ final class Perftest implements ToolSession {
             out.println("************************************");
             out.flush();
         }
-        exchange = o.client() ? Exchange.connect(o.serverName, o.port, o.timeoutMs)
-                : Exchange.accept(o.port, o.timeoutMs);
+        if (o.rdmaCm) {
+            exchange = o.client() ? Exchange.connectCm(o.serverName, o.port, o.timeoutMs)
+                    : Exchange.acceptCm(o.port, o.timeoutMs);
+        } else {
+            exchange = o.client() ? Exchange.connect(o.serverName, o.port, o.timeoutMs)
+                    : Exchange.accept(o.port, o.timeoutMs);
+        }
         if (context.needsProgress()) {
             exchange.driveWhileWaiting(context::progress); // an invoker-mode device answers its peer meanwhile
         }
@@ -182,20 +198,39 @@ final class Perftest implements ToolSession {
         if (!udWarning.isEmpty()) {
             err.println(udWarning);
         }
+        if (o.rdmaCm) {
+            qps = new QueuePair[o.numQps];
+            ahs = new AddressHandle[o.numQps];
+            cm = new CmConnections(o, outReads);
+            cm.connect(exchange, new Dest(0, 0, 0, 0, 0, 0, Gid.ZERO, 0), withGid, new CmHost());
+            exchange.binaryGidIndex(gidIndex);
+            finishResources(port, gid);
+        } else {
+            makeResources(context);
+            for (int i = 0; i < o.numQps; i++) {
+                makeQp(i, null);
+            }
+            finishResources(port, gid);
+        }
         out.println(Report.testInfo(o, context.device().name(), mtu.bytes(), gidIndex, txDepth, rxDepth,
                 cqMod, outReads, o.inlineSize));
         out.flush();
-
-        createResources(port, gid);
         for (int i = 0; i < qps.length; i++) {
             data.exchangeAddress(i);
         }
-        if (withGid && data.local(0).gid().isIpv4Mapped() != data.remote(0).gid().isIpv4Mapped()) {
+        if (!o.rdmaCm && withGid
+                && data.local(0).gid().isIpv4Mapped() != data.remote(0).gid().isIpv4Mapped()) {
             throw new IllegalStateException("Found Incompatibility issue with GID types. Please Try to use a "
                     + "different IP version.");
         }
-        for (int i = 0; i < qps.length; i++) {
+        for (int i = 0; i < qps.length && !o.rdmaCm; i++) {
             connect(i);
+        }
+        for (int i = 0; i < qps.length && o.rdmaCm; i++) {
+            if (ahs[i] != null) {
+                data.addressHandle(i, ahs[i]);
+                data.udPeer(i, udQpn[i], udQkey[i]);
+            }
         }
         data.size(o.all ? 2 : o.size);
         if (tool.verb == Verb.SEND && (!tool.bw || !o.client())) {
@@ -219,6 +254,9 @@ final class Perftest implements ToolSession {
         } else {
             new Latency(data).run();
         }
+        if (cm != null) {
+            cm.disconnect();
+        }
         if (data.checkFailures() > 0) {
             out.flush();
             throw new IllegalStateException("--check: " + data.checkFailures() + " byte(s) or operand(s) differ from"
@@ -238,16 +276,18 @@ final class Perftest implements ToolSession {
         return 0;
     }
 
-    private void createResources(PortAttr port, Gid gid) {
+    /** ctx_init's buffer, PD, MR and CQs, on {@code ctx} (with -R the CM id's device). */
+    private void makeResources(Context ctx) {
         int n = o.numQps;
-        long region = DataPath.inc(Math.max(o.size, cycle), cacheLine);
+        resCtx = ctx;
+        region = DataPath.inc(Math.max(o.size, cycle), cacheLine);
         // UD: a receive starts 40 bytes (the GRH) before its message's cache line, so the last one ends a line later
         long tail = o.connection == QpType.UD ? cacheLine : 0;
-        MemorySegment buf = arena.allocate(region * 2 * n + tail, cycle);
+        buf = arena.allocate(region * 2 * n + tail, cycle);
         if (o.events) {
-            channel = context.createCompletionChannel();
+            channel = ctx.createCompletionChannel();
         }
-        pd = context.allocPd();
+        pd = ctx.allocPd();
         int access = Access.LOCAL_WRITE | switch (tool.verb) {
             case SEND -> 0;
             case WRITE -> Access.REMOTE_WRITE;
@@ -255,34 +295,95 @@ final class Perftest implements ToolSession {
             case ATOMIC -> Access.REMOTE_ATOMIC;
         };
         mr = pd.registerMemory(buf, access);
-        sendCq = context.createCq(txDepth * n, channel);
+        sendCq = ctx.createCq(txDepth * n, channel);
         if (tool.verb == Verb.SEND) {
-            recvCq = context.createCq(rxDepth * n, channel);
+            recvCq = ctx.createCq(rxDepth * n, channel);
         }
         qps = new QueuePair[n];
         ahs = new AddressHandle[n];
-        Dest[] my = new Dest[n];
+    }
+
+    /** QP {@code i}: on {@code id} (-R: the CM moves it to INIT, or RTS for UD) or made and moved to INIT here. */
+    private QueuePair makeQp(int i, CmId id) {
+        QpInitAttr attr = new QpInitAttr().qpType(o.connection).sendCq(sendCq)
+                .recvCq(recvCq != null ? recvCq : sendCq).cap(new QpCap(txDepth, rxDepth, 1, 1, o.inlineSize));
+        if (id != null) {
+            qps[i] = id.createQp(pd, attr);
+            return qps[i];
+        }
+        qps[i] = pd.createQp(attr);
         int qpAccess = switch (tool.verb) {
             case SEND -> Access.REMOTE_WRITE | Access.LOCAL_WRITE;
             case WRITE -> Access.REMOTE_WRITE;
             case READ -> Access.REMOTE_READ;
             case ATOMIC -> Access.REMOTE_ATOMIC;
         };
+        if (o.connection == QpType.UD) {
+            QpConnect.initUd(qps[i], o.ibPort, UD_QKEY);
+        } else {
+            QpConnect.init(qps[i], QpConnect.Options.DEFAULTS.withPort(o.ibPort).withAccess(qpAccess));
+        }
+        return qps[i];
+    }
+
+    /** set_up_connection: each QP's address (a random PSN, its receive region), and the data path over them. */
+    private void finishResources(PortAttr port, Gid gid) {
+        int n = o.numQps;
+        Dest[] my = new Dest[n];
         for (int i = 0; i < n; i++) {
-            qps[i] = pd.createQp(new QpInitAttr().qpType(o.connection).sendCq(sendCq)
-                    .recvCq(recvCq != null ? recvCq : sendCq).cap(new QpCap(txDepth, rxDepth, 1, 1, o.inlineSize)));
-            if (o.connection == QpType.UD) {
-                QpConnect.initUd(qps[i], o.ibPort, UD_QKEY);
-            } else {
-                QpConnect.init(qps[i], QpConnect.Options.DEFAULTS.withPort(o.ibPort).withAccess(qpAccess));
-            }
             int psn = ThreadLocalRandom.current().nextInt(1 << 24);
             my[i] = new Dest(port.lid(), outReads, qps[i].qpNum(), psn, mr.rkey(), buf.address() + (n + i) * region,
                     gid, 0);
         }
-        data = new DataPath(o, out, new DataPath.Resources(context, channel, buf, mr, sendCq, recvCq, qps),
+        data = new DataPath(o, out, new DataPath.Resources(resCtx, channel, buf, mr, sendCq, recvCq, qps),
                 new DataPath.Layout(txDepth, rxDepth, cqMod, region, cycle, cacheLine), exchange, my, withGid);
         data.fillPatterns();
+    }
+
+    /** What {@link CmConnections} asks of this run: resources on the first id's device, QPs, UD peers. */
+    private final class CmHost implements CmConnections.Host {
+        @Override
+        public QueuePair createQp(int i, CmId id) {
+            if (pd == null) {
+                makeResources(id.context());
+                udQpn = new int[o.numQps];
+                udQkey = new int[o.numQps];
+            }
+            return makeQp(i, id);
+        }
+
+        @Override
+        public AddressHandle udPeer(int i, AhAttr ah, int qpn, int qkey) {
+            ahs[i] = pd.createAh(ah);
+            udQpn[i] = qpn;
+            udQkey[i] = qkey;
+            return ahs[i];
+        }
+
+        @Override
+        public MemorySegment scratch(int i) {
+            return buf.asSlice((o.numQps + i) * region, region);
+        }
+
+        @Override
+        public int lkey() {
+            return mr.lkey();
+        }
+
+        @Override
+        public int gidIndex() {
+            return Math.max(gidIndex, 0);
+        }
+
+        @Override
+        public CompletionQueue sendCq() {
+            return sendCq;
+        }
+
+        @Override
+        public CompletionQueue recvCq() {
+            return recvCq != null ? recvCq : sendCq;
+        }
     }
 
     /**
@@ -344,9 +445,14 @@ final class Perftest implements ToolSession {
             }
         }
         try {
-            AutoCloseable[] first = qps == null ? null
-                    : Stream.concat(Arrays.stream(qps), Arrays.stream(ahs)).toArray(AutoCloseable[]::new);
-            Resources.closeAll(first, sendCq, recvCq, mr, pd, channel, context);
+            if (cm != null) {
+                // the context this process opened stays open (until exit): the soft CM runs its agent (QP 1) on it
+                Resources.closeAll(ahs, (AutoCloseable) cm::closeIds, sendCq, recvCq, mr, pd, channel, cm);
+            } else {
+                AutoCloseable[] first = qps == null ? null
+                        : Stream.concat(Arrays.stream(qps), Arrays.stream(ahs)).toArray(AutoCloseable[]::new);
+                Resources.closeAll(first, sendCq, recvCq, mr, pd, channel, context);
+            }
         } catch (RuntimeException e) {
             if (failure == null) {
                 throw e;

@@ -72,8 +72,13 @@ final class Report {
         } else {
             sb.append(" Max inline data : ").append(inlineSize).append("[B]\n");
         }
-        sb.append(" rdma_cm QPs\t : OFF\n");
-        sb.append(" Data ex. method : Ethernet\n");
+        sb.append(" rdma_cm QPs\t : ").append(o.rdmaCm ? "ON" : "OFF").append('\n');
+        sb.append(" Data ex. method : ").append(o.rdmaCm ? "rdma_cm" : "Ethernet").append('\n');
+        if (o.rdmaCm && !o.client()) {
+            sb.append(RESULT_LINE).append('\n');
+            sb.append(" Waiting for client rdma_cm QP to connect\n");
+            sb.append(" Please run the same command with the IB/RoCE interface IP\n");
+        }
         sb.append(RESULT_LINE);
         return sb.toString();
     }
