@@ -82,8 +82,32 @@ final class EventPump {
             if (s != null) {
                 s.record(ev);
             }
+            if (ev.type() == CmEventType.DISCONNECTED) {
+                answerDisconnect(ev.id());
+            }
         } finally {
             ev.ack();
+        }
+    }
+
+    /**
+     * Answers a peer's DREQ with a DREP (rdma_disconnect after DISCONNECTED, as rping does): the kernel's CM sends
+     * none by itself, so the peer's disconnect would otherwise wait out its DREQ timeout. After our own DREQ the
+     * call fails (nothing left to end), which is fine.
+     */
+    private static void answerDisconnect(CmId id) {
+        try {
+            id.disconnect();
+        } catch (VerbsException e) {
+            // this side disconnected first, or the id is gone
+        }
+    }
+
+    /** Reads and routes the events already waiting, without blocking. */
+    synchronized void drain() {
+        CmEvent ev;
+        while ((ev = channel.pollEvent()) != null) {
+            route(ev);
         }
     }
 

@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import io.jrdma.cm.CmEvent;
-import io.jrdma.cm.CmEventType;
 import io.jrdma.cm.CmId;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
@@ -159,7 +158,7 @@ final class IbvEventChannel implements EventChannel {
         }
     }
 
-    /** Destroys the ids still on the channel (connect requests' first), then rdma_destroy_event_channel. */
+    /** Destroys the ids still on the channel (acknowledging their events), then rdma_destroy_event_channel. */
     @Override
     public void close() {
         List<IbvCmId> left;
@@ -169,7 +168,6 @@ final class IbvEventChannel implements EventChannel {
             }
             left = new ArrayList<>(ids.values());
         }
-        left.sort((a, b) -> Boolean.compare(isListener(a), isListener(b)));
         for (IbvCmId id : left) {
             id.close();
         }
@@ -181,15 +179,6 @@ final class IbvEventChannel implements EventChannel {
             LibIbverbs.call(lib.destroyEventChannel, ptr);
             arena.close();
         }
-    }
-
-    private synchronized boolean isListener(IbvCmId id) {
-        for (IbvCmEvent e : unacked) {
-            if (e.listenId() == id && e.type() == CmEventType.CONNECT_REQUEST) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override
