@@ -35,7 +35,11 @@ public final class IbvCmProvider implements CmProvider {
         return Optional.ofNullable(LibRdmacm.reason());
     }
 
-    /** {@inheritDoc} @throws VerbsException ENODEV with the reason when the provider is unavailable */
+    /**
+     * Opens a librdmacm event channel.
+     *
+     * @throws VerbsException ENODEV with the reason when the provider is unavailable
+     */
     @Override
     public EventChannel createEventChannel() {
         LibRdmacm lib = LibRdmacm.get();
