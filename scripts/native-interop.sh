@@ -4,7 +4,7 @@
 # In vm1 `-d rxe0` names the kernel's device: the ibverbs provider lists it before the soft default rxe0
 # (127.0.0.1), which could not reach either peer.
 # Defines native_interop; it prints one PASS/FAIL line per case and role, then "N passed, M failed", and sets
-# passed and failed.
+# passed and failed. NATIVE_INTEROP=rping runs only the rping cases (jrdma rping against librdmacm's rping).
 
 NATIVE_TCP_PORT=18515
 
@@ -97,11 +97,69 @@ both() {
     native_case "$1" "$2" "$3" native@vm1 "$4"
 }
 
+# cm_listening WHERE PORT: until an rdma_cm id listens on PORT there (rdma resource show cm_id; at most 60 s).
+cm_listening() {
+    on "$1" 70 "for i in \$(seq 300); do rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*:$2 ' && exit 0;
+        sleep 0.2; done; exit 1" >/dev/null 2>&1
+}
+
+# rping_cmd IMPL ROLE ARGS: rdma-core's rping (real) or jrdma rping on the ibverbs provider (native).
+rping_cmd() {
+    case "$1" in
+        real) echo "rping $2 $3" ;;
+        native) echo "/host$JAVA_HOME/bin/java -Xmx256m -jar /host$NATIVE_JAR rping $2 $3 --timeout=100" ;;
+    esac
+}
+
+# rping_case ARGS SERVER_IMPL@WHERE CLIENT_IMPL@WHERE SERVER_IP COUNT: one rping run; both exit 0, the client
+# prints COUNT "ping data: rdma-ping-N: ..." lines in order, the server COUNT "server ping data: " lines, and
+# neither reports an error.
+rping_case() {
+    local args=$1 sside=$2 cside=$3 ip=$4 count=$5
+    local simpl=${sside%@*} swhere=${sside#*@} cimpl=${cside%@*} cwhere=${cside#*@}
+    local tag s c ok=0 spid n
+    tag=$(echo "rping $args $simpl-$cimpl" | tr -c 'a-zA-Z0-9\n' '_')
+    s="$logs/$tag.server.log" c="$logs/$tag.client.log"
+    (on "$swhere" 200 "$(rping_cmd "$simpl" -s "-a $ip -p 7174 $args")"; echo "[exit status $?]") >"$s" 2>&1 &
+    spid=$!
+    cm_listening "$swhere" 7174 || ok=1
+    (on "$cwhere" 200 "$(rping_cmd "$cimpl" -c "-a $ip -p 7174 $args")"; echo "[exit status $?]") >"$c" 2>&1
+    wait "$spid"
+    [[ $(tail -n 1 "$s") == "[exit status 0]" && $(tail -n 1 "$c") == "[exit status 0]" ]] || ok=1
+    n=$(grep -cE '^ping data: rdma-ping-[0-9]+: [ -~]+$' "$c")
+    ((n == count)) || ok=1
+    for ((i = 0; i < count; i++)); do
+        grep -qE "^ping data: rdma-ping-$i: " "$c" || ok=1
+    done
+    (($(grep -c '^server ping data: rdma-ping-' "$s") == count)) || ok=1
+    grep -qiE "error|fail|mismatch|bogus|exception" "$s" "$c" && ok=1
+    if ((ok == 0)); then
+        echo "PASS $simpl-server/$cimpl-client rping $args"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $simpl-server/$cimpl-client rping $args (logs: $s $c)"
+        failed=$((failed + 1))
+    fi
+}
+
+# rping_both ARGS COUNT: jrdma rping (native, vm1) as server then as client against rdma-core's rping in vm2.
+rping_both() {
+    rping_case "$1" native@vm1 real@vm2 10.77.0.11 "$2"
+    rping_case "$1" real@vm2 native@vm1 10.77.0.12 "$2"
+}
+
 native_interop() {
     passed=0
     failed=0
     NATIVE_JAR=$(native_tools_jar) || { echo "native: no tools jar"; failed=1; return; }
     local start=$SECONDS
+    # against rdma-core's rping in vm2 (the connection manager: librdmacm on both sides)
+    rping_both "-C 10 -S 64 -V -v" 10
+    rping_both "-C 10 -S 4096 -V -v" 10
+    if [[ ${NATIVE_INTEROP:-all} == rping ]]; then
+        echo "$passed passed, $failed failed"
+        return
+    fi
     echo "native: interop cases (native provider in vm1; rdma-core in vm2; soft provider in the namespace) ..." >&2
     # against rdma-core's tools in vm2
     both rc_pingpong "-n 20 -s 4097 -c" real@vm2 10.77.0.12

@@ -82,12 +82,25 @@ final class EventPump {
             CmConnection.Status s = statuses.get(ev.id());
             if (s != null) {
                 s.record(ev);
-                if (ev.type() == CmEventType.DISCONNECTED) {
-                    ev.id().disconnect(); // the DREP the peer's DREQ waits for, as librdmacm programs answer it
-                }
+            }
+            if (ev.type() == CmEventType.DISCONNECTED) {
+                answerDisconnect(ev.id());
             }
         } finally {
             ev.ack();
+        }
+    }
+
+    /**
+     * Answers a peer's DREQ with a DREP (rdma_disconnect after DISCONNECTED, as rping does): the kernel's CM sends
+     * none by itself, so the peer's disconnect would otherwise wait out its DREQ timeout. After our own DREQ the
+     * call fails (nothing left to end), which is fine.
+     */
+    private static void answerDisconnect(CmId id) {
+        try {
+            id.disconnect();
+        } catch (VerbsException e) {
+            // this side disconnected first, or the id is gone
         }
     }
 

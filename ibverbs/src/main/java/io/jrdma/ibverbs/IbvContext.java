@@ -50,6 +50,7 @@ final class IbvContext implements Context {
     final MemorySegment bindMw;
     final MemorySegment deallocMw;
     private final int asyncFd;
+    private final boolean borrowed;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment asyncEvent;
     final Handles<IbvCq> cqs = new Handles<>();
@@ -61,8 +62,9 @@ final class IbvContext implements Context {
     private int channelCount;
     private boolean closed;
 
-    private IbvContext(IbvDevice device, MemorySegment ptr) {
+    private IbvContext(IbvDevice device, MemorySegment ptr, boolean borrowed) {
         this.device = device;
+        this.borrowed = borrowed;
         this.lib = device.lib;
         this.ptr = ptr;
         this.pollCq = ptr.get(ADDRESS, OPS_POLL_CQ);
@@ -89,20 +91,32 @@ final class IbvContext implements Context {
         }
         MemorySegment ptr = r.pointer().reinterpret(CONTEXT.byteSize());
         try {
-            SelfCheck.pointer(ptr, CONTEXT_DEVICE, device.ptr, "ibv_context.device");
-            SelfCheck.openFd(ptr.get(JAVA_INT, CONTEXT_CMD_FD), "ibv_context.cmd_fd");
-            SelfCheck.openFd(ptr.get(JAVA_INT, CONTEXT_ASYNC_FD), "ibv_context.async_fd");
-            IbvContext ctx = new IbvContext(device, ptr);
-            SelfCheck.function(ctx.pollCq, "ibv_context.ops.poll_cq");
-            SelfCheck.function(ctx.reqNotifyCq, "ibv_context.ops.req_notify_cq");
-            SelfCheck.function(ctx.postSend, "ibv_context.ops.post_send");
-            SelfCheck.function(ctx.postRecv, "ibv_context.ops.post_recv");
-            Libc.nonBlocking(ctx.asyncFd);
-            return ctx;
+            return checked(device, ptr, false);
         } catch (RuntimeException e) {
             LibIbverbs.call(device.lib.closeDevice, ptr);
             throw e;
         }
+    }
+
+    /**
+     * A context another library opened and owns ({@code ptr}: librdmacm's {@code rdma_cm_id.verbs}), after the
+     * layout checks: usable like an opened one, but {@link #close()} leaves it open.
+     */
+    static IbvContext borrow(IbvDevice device, MemorySegment ptr) {
+        return checked(device, ptr.reinterpret(CONTEXT.byteSize()), true);
+    }
+
+    private static IbvContext checked(IbvDevice device, MemorySegment ptr, boolean borrowed) {
+        SelfCheck.pointer(ptr, CONTEXT_DEVICE, device.ptr, "ibv_context.device");
+        SelfCheck.openFd(ptr.get(JAVA_INT, CONTEXT_CMD_FD), "ibv_context.cmd_fd");
+        SelfCheck.openFd(ptr.get(JAVA_INT, CONTEXT_ASYNC_FD), "ibv_context.async_fd");
+        IbvContext ctx = new IbvContext(device, ptr, borrowed);
+        SelfCheck.function(ctx.pollCq, "ibv_context.ops.poll_cq");
+        SelfCheck.function(ctx.reqNotifyCq, "ibv_context.ops.req_notify_cq");
+        SelfCheck.function(ctx.postSend, "ibv_context.ops.post_send");
+        SelfCheck.function(ctx.postRecv, "ibv_context.ops.post_recv");
+        Libc.nonBlocking(ctx.asyncFd);
+        return ctx;
     }
 
     @Override
@@ -330,9 +344,10 @@ final class IbvContext implements Context {
         return 0;
     }
 
+    /** Closes the context (ibv_close_device); a borrowed one (the CM's) stays open: its owner closes it. */
     @Override
     public synchronized void close() {
-        if (closed) {
+        if (closed || borrowed) {
             return;
         }
         if (pdCount > 0 || cqCount > 0 || channelCount > 0) {

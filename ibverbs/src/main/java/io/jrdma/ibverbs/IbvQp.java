@@ -73,10 +73,29 @@ final class IbvQp implements QueuePair {
     private final MemorySegment unbindMr;
     private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
+    private final Lifecycle lifecycle;
     private volatile boolean closed;
 
+    /**
+     * How a QP is made and unmade: by libibverbs (ibv_create_qp, ibv_destroy_qp), or by librdmacm for a CM id
+     * (rdma_create_qp, which also moves it to INIT or RTS; rdma_destroy_qp).
+     */
+    interface Lifecycle {
+        /** Creates the QP from the filled ibv_qp_init_attr {@code init}: its pointer, or NULL with the errno. */
+        LibIbverbs.Result create(MemorySegment init);
+
+        /** Destroys {@code qp}: 0, or the errno. */
+        int destroy(MemorySegment qp);
+
+        /** Whether a new QP must be in RESET (false when the CM has moved it on). */
+        default boolean startsInReset() {
+            return true;
+        }
+    }
+
     private IbvQp(IbvPd pd, MemorySegment ptr, long id, QpType type, QpCap cap, IbvCq sendCq, IbvCq recvCq,
-            IbvSrq srq) {
+            IbvSrq srq, Lifecycle lifecycle) {
+        this.lifecycle = lifecycle;
         this.context = pd.context;
         this.pd = pd;
         this.ptr = ptr;
@@ -101,6 +120,23 @@ final class IbvQp implements QueuePair {
 
     /** ibv_create_qp with the QP's id as qp_context, then the layout checks (context lock held). */
     static IbvQp create(IbvPd pd, QpInitAttr attr) {
+        LibIbverbs lib = pd.context.lib;
+        return create(pd, attr, new Lifecycle() {
+            @Override
+            public LibIbverbs.Result create(MemorySegment init) {
+                return LibIbverbs.call(lib.createQp, pd.ptr, init);
+            }
+
+            @Override
+            public int destroy(MemorySegment qp) {
+                LibIbverbs.Result r = LibIbverbs.call(lib.destroyQp, qp);
+                return r.value() == 0 ? 0 : LibIbverbs.failure(r);
+            }
+        });
+    }
+
+    /** As {@link #create(IbvPd, QpInitAttr)}, the native QP made and unmade by {@code lifecycle}. */
+    static IbvQp create(IbvPd pd, QpInitAttr attr, Lifecycle lifecycle) {
         if (attr == null || attr.qpType() == null) {
             throw new VerbsException(Errno.EINVAL, "create_qp needs attributes with a QP type");
         }
@@ -131,10 +167,11 @@ final class IbvQp implements QueuePair {
             AttrCodec.writeCap(init, QIA_CAP, attr.cap());
             init.set(JAVA_INT, QIA_QP_TYPE, attr.qpType().code());
             init.set(JAVA_INT, QIA_SQ_SIG_ALL, attr.sqSigAll() ? 1 : 0);
-            LibIbverbs.Result r = LibIbverbs.call(ctx.lib.createQp, pd.ptr, init);
+            LibIbverbs.Result r = lifecycle.create(init);
             if (r.isNull()) {
                 ctx.qps.remove(id);
-                throw Errors.of(r.errno(), "ibv_create_qp(" + attr.qpType() + ", " + attr.cap() + ")");
+                throw Errors.of(r.errno(), (lifecycle.startsInReset() ? "ibv_create_qp(" : "rdma_create_qp(")
+                        + attr.qpType() + ", " + attr.cap() + ")");
             }
             MemorySegment qp = r.pointer().reinterpret(QP.byteSize());
             SelfCheck.pointer(qp, QP_CONTEXT, ctx.ptr, "ibv_qp.context");
@@ -144,13 +181,15 @@ final class IbvQp implements QueuePair {
             SelfCheck.pointer(qp, QP_SRQ, srq == null ? MemorySegment.NULL : srq.ptr, "ibv_qp.srq");
             SelfCheck.pointer(qp, QP_QP_CONTEXT, MemorySegment.ofAddress(id), "ibv_qp.qp_context");
             SelfCheck.value(qp, QP_QP_TYPE, attr.qpType().code(), "ibv_qp.qp_type");
-            SelfCheck.value(qp, QP_STATE, QpState.RESET.code(), "ibv_qp.state");
+            if (lifecycle.startsInReset()) {
+                SelfCheck.value(qp, QP_STATE, QpState.RESET.code(), "ibv_qp.state");
+            }
             int qpn = qp.get(JAVA_INT, QP_QP_NUM);
             if (qpn <= 1 || qpn > 0xFFFFFF) {
                 throw SelfCheck.mismatch("ibv_qp.qp_num is " + qpn + ", not a 24-bit number above QP1");
             }
             QpCap granted = granted(ctx, qp, AttrCodec.readCap(init, QIA_CAP, new QpCap()));
-            IbvQp q = new IbvQp(pd, qp, id, attr.qpType(), granted, sendCq, recvCq, srq);
+            IbvQp q = new IbvQp(pd, qp, id, attr.qpType(), granted, sendCq, recvCq, srq, lifecycle);
             ctx.qps.set(id, q);
             sendCq.retain();
             recvCq.retain();
@@ -230,6 +269,11 @@ final class IbvQp implements QueuePair {
     @Override
     public QpCap cap() {
         return new QpCap().copyFrom(cap);
+    }
+
+    /** Whether the QP is destroyed. */
+    boolean isClosed() {
+        return closed;
     }
 
     private void checkOpen() {
@@ -383,9 +427,9 @@ final class IbvQp implements QueuePair {
             if (closed) {
                 return;
             }
-            LibIbverbs.Result r = LibIbverbs.call(context.lib.destroyQp, ptr);
-            if (r.value() != 0) {
-                throw Errors.of(LibIbverbs.failure(r), "ibv_destroy_qp(QP " + qpn + ")");
+            int rc = lifecycle.destroy(ptr);
+            if (rc != 0) {
+                throw Errors.of(rc, "ibv_destroy_qp(QP " + qpn + ")");
             }
             closed = true;
             context.qps.remove(id);

@@ -63,7 +63,7 @@ final class Structs {
         return layout.byteOffset(elements);
     }
 
-    /** Every top-level struct layout of the three files, by C struct name (for the layout checks). */
+    /** Every top-level struct layout of the four files, by C struct name (for the layout checks). */
     static Map<String, StructLayout> all() {
         Map<String, StructLayout> all = new LinkedHashMap<>();
         for (StructLayout s : List.of(ContextStructs.CONTEXT_OPS, ContextStructs.CONTEXT, ContextStructs.DEVICE_ATTR,
@@ -71,7 +71,9 @@ final class Structs {
                 ContextStructs.MR, ContextStructs.MW, ContextStructs.AH, ContextStructs.CQ, QpStructs.QP, QpStructs.SRQ,
                 QpStructs.SRQ_ATTR, QpStructs.SRQ_INIT_ATTR, QpStructs.QP_CAP, QpStructs.QP_INIT_ATTR,
                 QpStructs.GLOBAL_ROUTE, QpStructs.AH_ATTR, QpStructs.QP_ATTR, WrStructs.SGE, WrStructs.SEND_WR,
-                WrStructs.RECV_WR, WrStructs.MW_BIND_INFO, WrStructs.MW_BIND, WrStructs.WC)) {
+                WrStructs.RECV_WR, WrStructs.MW_BIND_INFO, WrStructs.MW_BIND, WrStructs.WC, CmStructs.EVENT_CHANNEL,
+                CmStructs.ADDR, CmStructs.ROUTE, CmStructs.CM_ID, CmStructs.CONN_PARAM, CmStructs.UD_PARAM,
+                CmStructs.CM_EVENT)) {
             all.put(s.name().orElseThrow(), s);
         }
         return all;

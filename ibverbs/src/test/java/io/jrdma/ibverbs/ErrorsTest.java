@@ -16,10 +16,12 @@ class ErrorsTest {
         VerbsException busy = Errors.of(16, "ibv_dealloc_pd");
         assertEquals(Errno.EBUSY, busy.errno());
         assertEquals("EBUSY: ibv_dealloc_pd failed: Device or resource busy", busy.getMessage());
-        VerbsException unreachable = Errors.of(101, "ibv_create_ah");
-        assertEquals(Errno.EINVAL, unreachable.errno());
-        assertEquals("EINVAL: ibv_create_ah failed with errno 101 (Network is unreachable), reported as EINVAL",
-                unreachable.getMessage());
+        VerbsException unreachable = Errors.of(101, "rdma_resolve_addr");
+        assertEquals(Errno.ENETUNREACH, unreachable.errno(), "listed since the CM's socket errnos");
+        VerbsException proto = Errors.of(71, "ibv_create_ah");
+        assertEquals(Errno.EINVAL, proto.errno());
+        assertEquals("EINVAL: ibv_create_ah failed with errno 71 (Protocol error), reported as EINVAL",
+                proto.getMessage());
         VerbsException full = Errors.of(12, 3, "ibv_post_send", "the send queue is full");
         assertEquals(3, full.badWrIndex());
         assertEquals("ENOMEM: ibv_post_send failed: Cannot allocate memory — the send queue is full (work request #3)",

@@ -21,12 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every struct layout of {@link Structs#all()} against the C compiler: the test writes a C program that prints
  * sizeof, _Alignof and the offsetof of every named member path (nested ones included) from the installed
- * {@code <infiniband/verbs.h>}, compiles it with gcc and compares. Skipped, saying why, without gcc or the header
- * (Debian: apt-get install gcc libibverbs-dev). A test tool, not shipped C code.
+ * {@code <infiniband/verbs.h>} and {@code <rdma/rdma_cma.h>}, compiles it with gcc and compares. Skipped, saying
+ * why, without gcc or the headers (Debian: apt-get install gcc libibverbs-dev librdmacm-dev). A test tool, not
+ * shipped C code.
  */
 class LayoutTest {
 
     private static final Path HEADER = Path.of("/usr/include/infiniband/verbs.h");
+    private static final Path CM_HEADER = Path.of("/usr/include/rdma/rdma_cma.h");
 
     @TempDir
     static Path dir;
@@ -36,8 +38,10 @@ class LayoutTest {
     @BeforeAll
     static void compile() throws Exception {
         assumeTrue(Files.isReadable(HEADER), HEADER + " is missing (install libibverbs-dev)");
+        assumeTrue(Files.isReadable(CM_HEADER), CM_HEADER + " is missing (install librdmacm-dev)");
         assumeTrue(onPath("gcc"), "gcc is not on the PATH");
         StringBuilder c = new StringBuilder("#include <stdio.h>\n#include <stddef.h>\n#include <infiniband/verbs.h>\n"
+                + "#include <rdma/rdma_cma.h>\n"
                 + "int main(void) {\n");
         for (Map.Entry<String, StructLayout> e : Structs.all().entrySet()) {
             String s = e.getKey();
@@ -86,7 +90,7 @@ class LayoutTest {
         }
         check(wrong, "ibv_gid sizeof", Structs.GID.byteSize());
         assertEquals(List.of(), wrong);
-        assertEquals(26, Structs.all().size(), "structs checked");
+        assertEquals(33, Structs.all().size(), "structs checked");
     }
 
     @Test

@@ -36,7 +36,7 @@ public final class NativeTckMain {
     static final List<Class<?>> ALL = List.of(IbvDeviceTck.class, IbvPdTck.class, IbvMrTck.class, IbvCqTck.class,
             IbvQpTck.class, IbvQpQueueTck.class, IbvSendRecvTck.class, IbvWriteTck.class, IbvReadTck.class,
             IbvAtomicTck.class, IbvUdTck.class, IbvUcTck.class, IbvSrqTck.class, IbvMwTck.class,
-            IbvIsolationTck.class, IbvAsyncEventTck.class, NativeZeroAllocationTck.class);
+            IbvIsolationTck.class, IbvAsyncEventTck.class, NativeZeroAllocationTck.class, IbvCmTck.class);
 
     private NativeTckMain() {
     }
