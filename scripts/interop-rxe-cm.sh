@@ -184,7 +184,7 @@ cm_cases() {
         cm_rping 10 64 loss3
         # what the loss did: netem's drop counts, and the kernel CM's retransmissions and duplicates received
         "$lab" exec --vm 1 --timeout 15 -n -- "tc -s qdisc show dev eth0; tc -s qdisc show dev ifb0
-            grep -rs . /sys/class/infiniband_cm/rxe0/ | grep -E 'retries|duplicates'" \
+            ls /sys/class/infiniband_cm/rxe0/; grep -rs . /sys/class/infiniband_cm/rxe0/*/ | grep -E 'retries|dupl'" \
             >"$logs/rping_loss3.counters.log" 2>&1
     else
         report "rping -C 10 -S 64 (3% loss): tc netem unavailable" 1 "-" "-"
