@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Interop with the Linux kernel's Soft-RoCE (rdma_rxe): runs the real rdma-core tools in an rxe-lab VM against
 # jrdma's tools on the lab's host side (10.77.0.1, device rxe0): ibv_rc_pingpong, ibv_ud_pingpong and perftest's
-# ib_{send,write,read,atomic}_{bw,lat} (RC, and UC/UD where perftest runs them), each case in both directions:
+# ib_{send,write,read,atomic}_{bw,lat} (RC, and UC/UD where perftest runs them; -R over rdma_cm), rping, ucmatose and
+# udaddy (kernel ib_cm/rdma_cm against jrdma's soft CM), each case in both directions:
 #   real server (vm1) + jrdma client (namespace)   and   jrdma server (namespace) + real client (vm1).
 # Prints one PASS/FAIL line per case and direction, then "N passed, M failed"; exits 1 on any failure.
 # Skips (exit 0, "SKIPPED: reason") where rxe-lab cannot run at all: not root, no rxe-lab, no qemu (and no apt-get
 # to install it).
 #
 #   scripts/interop-rxe.sh            # boots 1 VM (builds the image once, cached), runs every case, tears down
-# Environment: RXE_LAB (the rxe-lab script), INTEROP_KEEP_LOGS=DIR (where the per-case logs go; default a temp dir).
+# Environment: RXE_LAB (the rxe-lab script), INTEROP_KEEP_LOGS=DIR (where the per-case logs go; default a temp dir),
+# INTEROP_ONLY=cm (only the connection-manager cases: rping, ucmatose, udaddy, reject, loss, perftest -R).
 set -uo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -54,6 +56,9 @@ mkdir -p "$logs"
 VM_IP=10.77.0.11
 HOST_DEV="rxe0=10.77.0.1"
 TCP_PORT=18515
+only=${INTEROP_ONLY:-}
+# shellcheck source=scripts/interop-rxe-cm.sh
+source "$root/scripts/interop-rxe-cm.sh"
 
 cleanup() {
     "$lab" down >/dev/null 2>&1
@@ -181,14 +186,17 @@ perftest() {
     tag=$(echo "$tool $*" | tr -c 'a-zA-Z0-9\n' '_')
 
     # real server in vm1 + jrdma client; each log ends with its command's "[exit status N]"
-    local s="$logs/$tag.real-server.log" c="$logs/$tag.jrdma-client.log" ok
-    run_pair real_server real_server_up jrdma_client "$s" "$c" "$s"
+    local s="$logs/$tag.real-server.log" c="$logs/$tag.jrdma-client.log" ok rup=real_server_up jup=jrdma_server_up
+    if [[ " $* " == *" -R "* ]]; then # no TCP listener with -R: wait for the CM listener (interop-rxe-cm.sh)
+        rup=real_perftest_cm_up jup=jrdma_cm_up
+    fi
+    run_pair real_server "$rup" jrdma_client "$s" "$c" "$s"
     report "real-server/jrdma-client $name" "$ok" "$s" "$c"
     ((ok == 0)) || guest_dmesg >>"$s"
 
     # jrdma server + real client in vm1
     s="$logs/$tag.jrdma-server.log" c="$logs/$tag.real-client.log"
-    run_pair jrdma_server jrdma_server_up real_client "$s" "$c" "$c"
+    run_pair jrdma_server "$jup" real_client "$s" "$c" "$c"
     report "jrdma-server/real-client $name" "$ok" "$s" "$c"
     ((ok == 0)) || guest_dmesg >>"$c"
 }
@@ -196,7 +204,7 @@ perftest() {
 # The two sides of a case, for run_pair; they use the caller's tool, args and t (perftest's locals).
 real_server() { "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args"; }
 real_server_up() { "$lab" exec --vm 1 --timeout 15 -n -- "rxelab-wait-listen $TCP_PORT 10" >/dev/null 2>&1; }
-real_client() { "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1"; }
+real_client() { retry_rejected "$lab" exec --vm 1 --timeout "$t" -n -- "$tool $args 10.77.0.1"; }
 jrdma_server() {
     timeout "$t" "$lab" ns -- env JRDMA_DEVICES="$HOST_DEV" "$java" -jar "$JAR" "$tool" $args --timeout=$((t - 5))
 }
@@ -205,6 +213,7 @@ jrdma_client() {
         --timeout=$((t - 5)) "$VM_IP"
 }
 jrdma_server_up() { wait_host_listen 20; }
+real_perftest_cm_up() { real_cm_up "$TCP_PORT"; }
 
 # run_pair SERVER UP CLIENT SERVER_LOG CLIENT_LOG REAL_LOG: starts SERVER in the background, waits with UP for it
 # to listen, runs CLIENT, and checks both logs (each ends with its command's "[exit status N]"); sets ok (0 when
@@ -251,6 +260,7 @@ guest_died() {
 
 start=$SECONDS
 boot 1500 # rxe active_mtu 1024
+if [[ $only != cm ]]; then
 # rc_pingpong: -c makes the client zero the first byte of every page and the server check it (real and jrdma).
 pingpong rc_pingpong 50 60 -s 1 -c
 pingpong rc_pingpong 50 60 -s 4095 -c
@@ -303,16 +313,16 @@ perftest ib_write_lat 60 -c UC -s 64 -n 50
 perftest ib_send_bw 60 -c UD -s 1024 -n 20
 perftest ib_send_lat 60 -c UD -s 1024 -n 50
 perftest ib_send_lat 60 -c UD -s 1 -n 100
-# -R (rdma_cm for the exchange and the test QPs). NOT YET RUN against kernel rxe, hence opt-in: there is no TCP
-# listener, so the *_up checks below time out before the client starts (real perftest's client does not retry a
-# rejected comm connection; jrdma's does, up to --timeout). Enable with INTEROP_RDMA_CM=1.
-if [[ ${INTEROP_RDMA_CM:-0} == 1 ]]; then
-    perftest ib_send_bw 90 -R -s 4097 -n 20
-    perftest ib_write_bw 90 -R -s 4095 -n 20 -q 2
-    perftest ib_read_lat 90 -R -s 64 -n 50
-    perftest ib_send_lat 90 -R -c UD -s 512 -n 50
 fi
+# The connection manager: rping, ucmatose, udaddy, reject, disconnects, loss (interop-rxe-cm.sh), then perftest -R
+# (rdma_cm for the exchange and the test QPs; the servers are up when their CM id listens, as no TCP port does).
+cm_cases
+perftest ib_send_bw 90 -R -s 4097 -n 20
+perftest ib_write_bw 90 -R -s 4095 -n 20 -q 2
+perftest ib_read_lat 90 -R -s 64 -n 50
+perftest ib_send_lat 90 -R -c UD -s 512 -n 50
 
+[[ $only == cm ]] && { echo "$passed passed, $failed failed"; exit $((failed > 0)); }
 boot 9000 # rxe active_mtu 4096
 pingpong rc_pingpong 20 60 -m 4096 -s 4095 -c
 pingpong rc_pingpong 20 60 -m 4096 -s 4097 -c
