@@ -40,9 +40,15 @@ final class CmFixture implements AutoCloseable {
     final String serverIp;
 
     CmFixture(String base) {
+        this(base, null);
+    }
+
+    /** As {@link #CmFixture(String)}, the client's device capturing what it sends and receives to {@code pcap}. */
+    CmFixture(String base, java.nio.file.Path pcap) {
         clientIp = base + ".1";
         serverIp = base + ".2";
-        clientDev = SoftDevice.builder().name("cmc" + base.hashCode()).address(clientIp).build();
+        SoftDevice.Builder cb = SoftDevice.builder().name("cmc" + base.hashCode()).address(clientIp);
+        clientDev = (pcap == null ? cb : cb.capture(pcap)).build();
         serverDev = SoftDevice.builder().name("cms" + base.hashCode()).address(serverIp).build();
         registry = new CmRegistry(() -> List.of(clientDev, serverDev));
         client = new SoftEventChannel(registry);
