@@ -72,8 +72,9 @@ class PerftestConnectionTest {
 
     @Test
     void writeTestsShouldRunOverUc() throws Exception {
-        // UC retransmits nothing and a write completes once sent: 40 x 4 KiB stays within a default 208 KiB socket
-        // receive buffer, so a receiver descheduled by a loaded machine loses nothing (200 lost one in a full build)
+        // UC retransmits nothing and a write completes once sent: the server's --check waits for the last write to
+        // land (it failed 2 runs in 6 without that), and 40 x 4 KiB stays within a default 208 KiB socket receive
+        // buffer, so a receiver descheduled by a loaded machine loses nothing
         assertRun(run(Tool.IB_WRITE_BW, "-c", "UC", "-n", "40", "-s", "4095"), QpType.UC, Tool.IB_WRITE_BW,
                 new long[] {4095}, 40, 1, PerftestTest.rdmaBwBytes(1));
         assertRun(run(Tool.IB_WRITE_LAT, "-c", "UC", "-n", "100", "-s", "64"), QpType.UC, Tool.IB_WRITE_LAT,
