@@ -94,7 +94,16 @@ public enum Counter {
     /** Packets the fault injector delayed. */
     FAULT_DELAYED("fault_delayed"),
     /** Packets the fault injector corrupted (one bit flipped after the ICRC was computed). */
-    FAULT_CORRUPTED("fault_corrupted");
+    FAULT_CORRUPTED("fault_corrupted"),
+    /** MADs a {@link MadPort} received and handed to its agent (the CM). */
+    MAD_RCVD("mad_rcvd"),
+    /** MADs a {@link MadPort} sent, retransmissions included. */
+    MAD_SENT("mad_sent"),
+    /**
+     * MADs the port's agent received and dropped as bad ({@link MadPort#countDropped}): for the CM a wrong version or
+     * class, an attribute it does not handle, an unknown communication id, a full listener backlog.
+     */
+    MAD_AGENT_DROPPED("mad_agent_dropped");
 
     private final String rxeName;
 

@@ -6,7 +6,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * A device's counters: written by the engine thread only, readable from any thread and, once the device is open,
+ * A device's counters: written by the engine thread (and a few by a {@link MadPort}), readable from any thread and, once the device is open,
  * from other processes through its counters file ({@link CountersFile}).
  *
  * <p>The values are 8-byte little-endian slots, one per {@link Counter} in ordinal order, in a segment that starts
@@ -35,6 +35,14 @@ public final class Counters {
         long at = (long) c.ordinal() * Long.BYTES;
         MemorySegment v = values;
         SLOT.setRelease(v, at, (long) SLOT.getOpaque(v, at) + n);
+    }
+
+    /**
+     * Adds {@code n} atomically, for the few counters more than one thread writes (a {@link MadPort}'s: its agent's
+     * thread and the application's); the engine's own counters have one writer and use {@link #add}.
+     */
+    void addAtomic(Counter c, long n) {
+        SLOT.getAndAdd(values, (long) c.ordinal() * Long.BYTES, n);
     }
 
     /** The current value of a counter. */

@@ -160,7 +160,16 @@ public final class MadPort implements AutoCloseable {
             MemorySegment.copy(mad, 0, sendBuffer, 0, MAD_SIZE);
             qp.postSend(sendWr.ud(ahs.get(to.gid()), to.qpn(), to.qkey()));
             awaitSent();
+            context.counters.addAtomic(Counter.MAD_SENT, 1);
         }
+    }
+
+    /**
+     * Counts a MAD this port's agent received and dropped as bad, in the device's {@code mad_agent_dropped} (shown by
+     * {@code jrdma stat} with the device's other counters). Any thread may call it.
+     */
+    public void countDropped() {
+        context.counters.addAtomic(Counter.MAD_AGENT_DROPPED, 1);
     }
 
     /** Waits for the one send in flight; on failure, returns QP 1 from SQE to RTS for the next send. */
@@ -243,6 +252,7 @@ public final class MadPort implements AutoCloseable {
         MadAddress from = new MadAddress(Gid.of(0, 0xFFFF_0000_0000L | (srcIp & 0xFFFF_FFFFL)), wc.srcQp(),
                 GSI_QKEY, wc.pkeyIndex());
         repost(slot);
+        context.counters.addAtomic(Counter.MAD_RCVD, 1);
         return from;
     }
 

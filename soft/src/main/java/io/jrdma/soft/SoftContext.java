@@ -469,6 +469,7 @@ public final class SoftContext implements Context {
             }
             qp.responder.sendWaitingAck();
             transmitter.flush();
+            link.releaseSourcePort(qp.srcPort); // its send socket closes with its last QP
             qp.markClosed();
             qps.remove(qp);
             qpCount--;

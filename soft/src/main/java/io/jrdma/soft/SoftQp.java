@@ -237,7 +237,9 @@ final class SoftQp implements QueuePair {
         }
         if (m.contains(QpAttrMask.AV) || m.contains(QpAttrMask.DEST_QPN)) {
             int label = ah.flowLabel() != 0 ? ah.flowLabel() : Link.flowLabel(qpn, destQpn);
+            int old = srcPort;
             srcPort = context.link.openSourcePort(Link.sourcePortFor(label));
+            context.link.releaseSourcePort(old); // the port it sent from before (none: 4791, never closed)
         }
         if (m.contains(QpAttrMask.RQ_PSN)) {
             rqPsn = a.rqPsn();

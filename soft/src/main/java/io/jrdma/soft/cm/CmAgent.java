@@ -94,6 +94,10 @@ final class CmAgent implements AutoCloseable {
 
     void count(CmCounter c) {
         counters.incrementAndGet(c.ordinal());
+        MadPort p = port;
+        if (c.dropped() && p != null) {
+            p.countDropped(); // the device's mad_agent_dropped: what jrdma stat shows
+        }
     }
 
     /** The agent's counters by lower-case name, as the device's counters are shown. */

@@ -23,5 +23,10 @@ enum CmCounter {
     /** REJs sent because nobody listens on the service id. */
     REJ_INVALID_SERVICE_ID,
     /** Connections that ran out of retries. */
-    TIMEOUTS
+    TIMEOUTS;
+
+    /** Whether this counts a MAD dropped as bad (also counted in the device's {@code mad_agent_dropped}). */
+    boolean dropped() {
+        return name().startsWith("DROPPED_");
+    }
 }

@@ -501,6 +501,11 @@ public final class FaultyLink implements Link {
     }
 
     @Override
+    public void releaseSourcePort(int sourcePort) {
+        inner.releaseSourcePort(sourcePort);
+    }
+
+    @Override
     public int maxSegments() {
         return inner.maxSegments();
     }

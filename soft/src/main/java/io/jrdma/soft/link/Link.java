@@ -147,6 +147,13 @@ public interface Link extends AutoCloseable {
     int openSourcePort(int sourcePort);
 
     /**
+     * Gives back one {@link #openSourcePort} of {@code sourcePort} (a port it returned): the socket closes when no
+     * QP sends from that port any more, so QPs created and destroyed over a process's life do not keep one socket
+     * each. Called under the device lock, as the sends are; the link's own port is never closed.
+     */
+    void releaseSourcePort(int sourcePort);
+
+    /**
      * Sends {@code buf} (position to limit, a direct buffer) from {@code sourcePort} to {@code to}.
      *
      * @return true when the kernel took the datagram

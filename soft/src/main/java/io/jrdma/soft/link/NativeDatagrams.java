@@ -60,6 +60,7 @@ final class NativeDatagrams {
     private final MemorySegment waitTimeval;
     private final MemorySegment waitCallState;
     private final int[] bySourcePort = new int[0x4000]; // fd + 1; 0 = not opened
+    private final int[] sourcePortUsers = new int[0x4000]; // the QPs sending from each port
     private final int localIp;
     private final int bufferBytes;
 
@@ -165,19 +166,36 @@ final class NativeDatagrams {
         return receiveBufferBytes;
     }
 
-    /** Opens the send socket for {@code sourcePort} once; false when that port cannot be bound. */
+    /**
+     * Opens the send socket for {@code sourcePort}, or counts one more user of the open one; false when that port
+     * cannot be bound.
+     */
     boolean openSourcePort(int sourcePort) {
         int i = sourcePort - SOURCE_PORT_BASE;
         if (bySourcePort[i] != 0) {
+            sourcePortUsers[i]++;
             return true;
         }
         try {
             bySourcePort[i] = NativeUdp.open(localIp, sourcePort, bufferBytes, false, false) + 1;
+            sourcePortUsers[i] = 1;
             return true;
         } catch (IOException e) {
             return false;
         }
     }
+
+    /** One user fewer of {@code sourcePort}'s send socket; the last closes it (a late send then uses 4791's). */
+    void releaseSourcePort(int sourcePort) {
+        int i = sourcePort - SOURCE_PORT_BASE;
+        if (i < 0 || i >= bySourcePort.length || bySourcePort[i] == 0 || --sourcePortUsers[i] > 0) {
+            return;
+        }
+        int fd = bySourcePort[i] - 1;
+        bySourcePort[i] = 0;
+        NativeUdp.close(fd);
+    }
+
 
     /**
      * Gives the receive message header at {@code offset} of {@code msgs} back the name and control buffer lengths

@@ -61,6 +61,13 @@ public final class NativeLink implements Link {
     }
 
     @Override
+    public void releaseSourcePort(int sourcePort) {
+        if (sourcePort != nat.port() && sourcePort >= SOURCE_PORT_BASE && sourcePort <= 0xFFFF) {
+            nat.releaseSourcePort(sourcePort);
+        }
+    }
+
+    @Override
     public boolean send(int sourcePort, ByteBuffer buf, InetSocketAddress to) {
         return nat.send(sourcePort, buf, ipv4Of(to), to.getPort());
     }

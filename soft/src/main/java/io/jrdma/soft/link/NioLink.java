@@ -31,6 +31,7 @@ public final class NioLink implements Link {
     private final int port;
     private final DatagramChannel main;
     private final DatagramChannel[] bySourcePort = new DatagramChannel[0x10000 - SOURCE_PORT_BASE];
+    private final int[] sourcePortUsers = new int[0x10000 - SOURCE_PORT_BASE];
     private final Selector selector;
     private final Consumer<SelectionKey> ignoreKey = key -> { };
     private final int receiveBufferBytes;
@@ -104,13 +105,31 @@ public final class NioLink implements Link {
         }
         int i = sourcePort - SOURCE_PORT_BASE;
         if (bySourcePort[i] != null) {
+            sourcePortUsers[i]++;
             return sourcePort;
         }
         try {
             bySourcePort[i] = open(new InetSocketAddress(address, sourcePort));
+            sourcePortUsers[i] = 1;
             return sourcePort;
         } catch (IOException e) {
             return port;
+        }
+    }
+
+    @Override
+    public void releaseSourcePort(int sourcePort) {
+        int i = sourcePort - SOURCE_PORT_BASE;
+        if (sourcePort == port || i < 0 || i >= bySourcePort.length || bySourcePort[i] == null
+                || --sourcePortUsers[i] > 0) {
+            return;
+        }
+        DatagramChannel c = bySourcePort[i];
+        bySourcePort[i] = null;
+        try {
+            c.close();
+        } catch (IOException e) {
+            // closing a datagram channel does not fail in a way the sender could act on
         }
     }
 

@@ -98,6 +98,11 @@ class CmFailureTest {
 
     @Test
     void hundredConnectionsLeaveNothingBehind() {
+        // about the state left behind, not the timers: the kernel's timeouts' order (1 s), so a loaded machine
+        // (a build beside it) does not turn a slow accept into UNREACHABLE
+        System.setProperty("jrdma.cm.responseTimeout", "18");
+        System.setProperty("jrdma.cm.maxRetries", "15");
+        long fdsBefore = openFds();
         try (CmFixture f = new CmFixture("127.0.188")) {
             CmId listener = f.listen(PortSpace.TCP, 7002, 8);
             long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
@@ -125,6 +130,15 @@ class CmFailureTest {
             }
             listener.close();
             f.assertClean();
+            long fdsAfter = openFds();
+            assertTrue(fdsAfter <= fdsBefore + 16, "file descriptors " + fdsBefore + " -> " + fdsAfter
+                    + " (the two devices' sockets and channels, not one per connection)");
         }
+    }
+
+    /** Open file descriptors of this process (Linux /proc/self/fd), or 0 where that does not exist. */
+    private static long openFds() {
+        java.io.File[] fds = new java.io.File("/proc/self/fd").listFiles();
+        return fds == null ? 0 : fds.length;
     }
 }

@@ -10,6 +10,7 @@ import io.jrdma.cm.CmId;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.soft.SoftDevice;
+import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.MemoryRegion;
@@ -40,10 +41,27 @@ final class CmFixture implements AutoCloseable {
     final String serverIp;
 
     CmFixture(String base) {
+        this(base, null);
+    }
+
+    /** As {@link #CmFixture(String)}, the client's device capturing what it sends and receives to {@code pcap}. */
+    CmFixture(String base, java.nio.file.Path pcap) {
+        this(base, pcap, FaultConfig.NONE, FaultConfig.NONE);
+    }
+
+    /** As {@link #CmFixture(String)}, the devices injecting these faults into what they send. */
+    CmFixture(String base, FaultConfig clientFaults, FaultConfig serverFaults) {
+        this(base, null, clientFaults, serverFaults);
+    }
+
+    private CmFixture(String base, java.nio.file.Path pcap, FaultConfig clientFaults, FaultConfig serverFaults) {
         clientIp = base + ".1";
         serverIp = base + ".2";
-        clientDev = SoftDevice.builder().name("cmc" + base.hashCode()).address(clientIp).build();
-        serverDev = SoftDevice.builder().name("cms" + base.hashCode()).address(serverIp).build();
+        SoftDevice.Builder cb = SoftDevice.builder().name("cmc" + base.hashCode()).address(clientIp)
+                .faults(clientFaults);
+        clientDev = (pcap == null ? cb : cb.capture(pcap)).build();
+        serverDev = SoftDevice.builder().name("cms" + base.hashCode()).address(serverIp).faults(serverFaults)
+                .build();
         registry = new CmRegistry(() -> List.of(clientDev, serverDev));
         client = new SoftEventChannel(registry);
         server = new SoftEventChannel(registry);

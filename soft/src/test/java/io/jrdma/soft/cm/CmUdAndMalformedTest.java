@@ -11,6 +11,8 @@ import io.jrdma.cm.CmId;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.UdParam;
+import io.jrdma.soft.Counter;
+import io.jrdma.soft.Counters;
 import io.jrdma.soft.MadAddress;
 import io.jrdma.soft.MadPort;
 import io.jrdma.soft.SoftContext;
@@ -139,10 +141,16 @@ class CmUdAndMalformedTest {
                 assertEquals(0x2222, CmDrep.localCommId(in, 0));
                 assertEquals(0x1111, CmDrep.remoteCommId(in, 0));
                 assertEquals(6, Mad.transactionId(in, 0));
+                assertEquals(6, ctx.counters().get(Counter.MAD_SENT));
+                assertEquals(1, ctx.counters().get(Counter.MAD_RCVD));
             }
             assertEquals(2, server.counter(CmCounter.DROPPED_BAD_VERSION));
             assertEquals(2, server.counter(CmCounter.DROPPED_BAD_ATTRIBUTE));
             assertEquals(2, server.counter(CmCounter.DROPPED_UNKNOWN_ID));
+            // the device's counters (what jrdma stat shows) carry the same drops
+            Counters dev = f.serverDev.openedContext().counters();
+            assertEquals(6, dev.get(Counter.MAD_AGENT_DROPPED), dev.toString());
+            assertEquals(6, dev.get(Counter.MAD_RCVD), dev.toString());
             // and the agent still works
             CmId listener = f.listen(PortSpace.TCP, 7005, 4);
             CmId active = f.resolved(PortSpace.TCP, 7005);

@@ -3,6 +3,7 @@ package io.jrdma.tools.perftest;
 import io.jrdma.tools.perftest.Exchange.BwReport;
 import io.jrdma.tools.perftest.Options.AtomicType;
 import io.jrdma.tools.perftest.Tool.Verb;
+import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcOpcode;
@@ -222,6 +223,9 @@ final class Bandwidth {
     private void checkBwTarget() {
         for (int i = 0; i < d.qps.length; i++) {
             if (tool.verb == Verb.WRITE) {
+                if (o.connection == QpType.UC) {
+                    d.awaitLanded(i, d.recvBase(i), d.remote(i).psn(), o.iters, 2_000);
+                }
                 d.checkMessages(i, d.recvBase(i), d.remote(i).psn(), o.iters, "data written");
             } else if (tool.verb == Verb.ATOMIC) {
                 long[] counts = d.slotCounts(o.iters);

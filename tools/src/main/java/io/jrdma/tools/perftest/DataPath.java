@@ -306,6 +306,26 @@ final class DataPath {
     }
 
     /**
+     * Waits (up to {@code boundMs}, driving the device) until the last message of a run shows in {@code qp}'s region:
+     * a UC RDMA WRITE completes once sent, not once placed, so the peer's "done" can overtake its last packets.
+     */
+    void awaitLanded(int qp, long base, int seed, long messages, long boundMs) {
+        long off = offset(messages - 1);
+        long deadline = System.nanoTime() + boundMs * 1_000_000L;
+        while (System.nanoTime() - deadline < 0) {
+            boolean landed = true;
+            for (long b = off; b < off + size && landed; b++) {
+                landed = buf.get(ValueLayout.JAVA_BYTE, base + b) == patternByte(seed, b);
+            }
+            if (landed) {
+                return;
+            }
+            context.progress();
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
+    /**
      * --check of the 8-byte word at {@code offset} of the buffer: prints {@code what} (a format taking the got and
      * wanted values last) and counts a failure when it is not {@code want}.
      */

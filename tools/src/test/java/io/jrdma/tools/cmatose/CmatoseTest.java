@@ -68,6 +68,13 @@ class CmatoseTest {
                 Integer.toString(7480 + mode.ordinal())), UCMATOSE_SERVER, UCMATOSE_CLIENT, "cmatose: event");
     }
 
+    /** A hundred connections at once between two processes, each with one message each way, all torn down. */
+    @Test
+    void ucmatoseRunsAHundredConnectionsBetweenProcesses(@TempDir Path dir) throws Exception {
+        run(dir, Threading.ADAPTIVE, "ucmatose", "127.0.207.81", "127.0.207.82", List.of("-c", "100", "-C", "1",
+                "-p", "7490"), UCMATOSE_SERVER, UCMATOSE_CLIENT, "cmatose: event");
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(Threading.class)
     void udaddyRunsTwoUdQpsOverSidr(Threading mode, @TempDir Path dir) throws Exception {
