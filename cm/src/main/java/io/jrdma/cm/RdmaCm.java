@@ -4,13 +4,11 @@ import io.jrdma.cm.spi.CmProvider;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Verbs;
 import io.jrdma.verbs.VerbsException;
-import java.util.ArrayList;
+import io.jrdma.verbs.spi.ServiceLoading;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /** Finds the connection manager providers ({@link ServiceLoader}) and picks one for a new event channel. */
@@ -27,18 +25,7 @@ final class RdmaCm {
 
     /** The installed CM providers by ascending order, then name; a provider that fails to load is left out. */
     static List<CmProvider> installed() {
-        List<CmProvider> out = new ArrayList<>();
-        Iterator<CmProvider> it = ServiceLoader.load(CmProvider.class).iterator();
-        while (true) {
-            try {
-                if (!it.hasNext()) {
-                    break;
-                }
-                out.add(it.next());
-            } catch (ServiceConfigurationError e) {
-                // a broken provider must not hide the others
-            }
-        }
+        List<CmProvider> out = ServiceLoading.all(ServiceLoader.load(CmProvider.class));
         out.sort(Comparator.comparingInt(CmProvider::order).thenComparing(CmProvider::name));
         return out;
     }

@@ -13,4 +13,9 @@ import io.jrdma.verbs.AhAttr;
  * @param privateData the private data of the SIDR message (a copy)
  */
 public record UdParam(int qpNum, int qkey, AhAttr ahAttr, byte[] privateData) {
+
+    /** A deep copy (its own {@link AhAttr} and private data), for a caller to keep or change. */
+    public UdParam copy() {
+        return new UdParam(qpNum, qkey, new AhAttr().copyFrom(ahAttr), privateData.clone());
+    }
 }

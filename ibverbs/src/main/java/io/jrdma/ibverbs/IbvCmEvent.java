@@ -74,8 +74,7 @@ final class IbvCmEvent implements CmEvent {
 
     @Override
     public UdParam udParam() {
-        return udParam == null ? null : new UdParam(udParam.qpNum(), udParam.qkey(),
-                new io.jrdma.verbs.AhAttr().copyFrom(udParam.ahAttr()), udParam.privateData().clone());
+        return udParam == null ? null : udParam.copy();
     }
 
     @Override

@@ -1,12 +1,11 @@
 package io.jrdma.verbs;
 
 import io.jrdma.verbs.spi.Provider;
+import io.jrdma.verbs.spi.ServiceLoading;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
@@ -58,19 +57,7 @@ public final class Verbs {
 
     /** The installed providers, in listing order; a provider that fails to load is left out. */
     static List<Provider> installed() {
-        List<Provider> out = new ArrayList<>();
-        Iterator<Provider> it = ServiceLoader.load(Provider.class).iterator();
-        while (true) {
-            try {
-                if (!it.hasNext()) {
-                    break;
-                }
-                out.add(it.next());
-            } catch (ServiceConfigurationError e) {
-                // a broken provider must not hide the others; its devices are simply absent
-            }
-        }
-        return sorted(out);
+        return sorted(ServiceLoading.all(ServiceLoader.load(Provider.class)));
     }
 
     /** {@code providers} by ascending {@link Provider#order()}, then by name. */

@@ -61,8 +61,7 @@ final class SoftCmEvent implements CmEvent {
 
     @Override
     public UdParam udParam() {
-        return udParam == null ? null : new UdParam(udParam.qpNum(), udParam.qkey(),
-                new io.jrdma.verbs.AhAttr().copyFrom(udParam.ahAttr()), udParam.privateData().clone());
+        return udParam == null ? null : udParam.copy();
     }
 
     /** Hands the event to the application: its id (and listener) now wait for its ack; false if the id is gone. */

@@ -1,16 +1,11 @@
 package io.jrdma.soft.cm;
 
-import static io.jrdma.soft.cm.CmFixture.expect;
 import static io.jrdma.soft.cm.CmFixture.expectAck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
-import io.jrdma.cm.CmId;
 import io.jrdma.cm.ConnParam;
-import io.jrdma.cm.PortSpace;
-import io.jrdma.verbs.QpType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,26 +30,12 @@ class CmCaptureTest {
     void tsharkShowsTheCmExchange(@TempDir Path dir) throws Exception {
         Path pcap = dir.resolve("cm.pcap");
         try (CmFixture f = new CmFixture("127.0.209", pcap)) {
-            CmId listener = f.listen(PortSpace.TCP, 7174, 4);
-            CmId active = f.resolved(PortSpace.TCP, 7174);
-            CmFixture.Side a = new CmFixture.Side(active, QpType.RC);
-            active.connect(new ConnParam().responderResources(1).initiatorDepth(1));
-            CmEvent req = expect(f.server, CmEventType.CONNECT_REQUEST);
-            CmId passive = req.id();
-            req.ack();
-            CmFixture.Side b = new CmFixture.Side(passive, QpType.RC);
-            passive.accept(new ConnParam().responderResources(1).initiatorDepth(1));
-            expectAck(f.client, CmEventType.ESTABLISHED);
-            expectAck(f.server, CmEventType.ESTABLISHED);
-            active.disconnect();
+            CmFixture.Pair p = f.connect(7174, new ConnParam().responderResources(1).initiatorDepth(1));
+            p.active().disconnect();
             expectAck(f.server, CmEventType.DISCONNECTED);
-            passive.disconnect();
+            p.passive().disconnect();
             expectAck(f.client, CmEventType.DISCONNECTED);
-            passive.close();
-            active.close();
-            listener.close();
-            a.close();
-            b.close();
+            p.close();
         }
         assumeTrue(Files.isExecutable(TSHARK), "tshark is not installed: decode not checked");
         List<String> lines = tshark(pcap, "infiniband.bth.destqp", "infiniband.deth.srcqp", "_ws.col.Info",

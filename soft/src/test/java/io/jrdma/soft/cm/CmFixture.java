@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
 import io.jrdma.cm.CmId;
+import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.soft.SoftDevice;
@@ -140,6 +141,35 @@ final class CmFixture implements AutoCloseable {
             pd.close();
             arena.close();
         }
+    }
+
+    /** A connection made through a listener: both sides ESTABLISHED, each with its {@link Side}. */
+    record Pair(CmId listener, CmId active, CmId passive, Side a, Side b) implements AutoCloseable {
+        /** Destroys the ids and the sides' resources (the connection must have ended or is ended by it). */
+        @Override
+        public void close() {
+            passive.close();
+            active.close();
+            listener.close();
+            a.close();
+            b.close();
+        }
+    }
+
+    /** Listens on {@code port}, connects an RC id to it with {@code param}, accepts with {@code param}. */
+    Pair connect(int port, ConnParam param) {
+        CmId listener = listen(PortSpace.TCP, port, 4);
+        CmId active = resolved(PortSpace.TCP, port);
+        Side a = new Side(active, QpType.RC);
+        active.connect(param);
+        CmEvent req = expect(server, CmEventType.CONNECT_REQUEST);
+        CmId passive = req.id();
+        req.ack();
+        Side b = new Side(passive, QpType.RC);
+        passive.accept(param);
+        expectAck(client, CmEventType.ESTABLISHED);
+        expectAck(server, CmEventType.ESTABLISHED);
+        return new Pair(listener, active, passive, a, b);
     }
 
     /** Asserts the agents and the registry hold nothing: no ids, comm ids, listeners, ports, timers. */

@@ -1,20 +1,15 @@
 package io.jrdma.soft.cm;
 
-import static io.jrdma.soft.cm.CmFixture.expect;
 import static io.jrdma.soft.cm.CmFixture.expectAck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
-import io.jrdma.cm.CmId;
 import io.jrdma.cm.ConnParam;
-import io.jrdma.cm.PortSpace;
 import io.jrdma.soft.Counter;
 import io.jrdma.soft.SoftDevice;
 import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.verbs.QpState;
-import io.jrdma.verbs.QpType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,22 +63,12 @@ class CmLossTest {
     private static void connectAndDisconnect(String base, FaultConfig client, FaultConfig server,
             boolean clientRetransmits) {
         try (CmFixture f = new CmFixture(base, client, server)) {
-            CmId listener = f.listen(PortSpace.TCP, 7174, 4);
-            CmId active = f.resolved(PortSpace.TCP, 7174);
-            CmFixture.Side a = new CmFixture.Side(active, QpType.RC);
-            active.connect(new ConnParam());
-            CmEvent req = expect(f.server, CmEventType.CONNECT_REQUEST);
-            CmId passive = req.id();
-            req.ack();
-            CmFixture.Side b = new CmFixture.Side(passive, QpType.RC);
-            passive.accept(new ConnParam());
-            expectAck(f.client, CmEventType.ESTABLISHED);
-            expectAck(f.server, CmEventType.ESTABLISHED);
-            assertEquals(QpState.RTS, active.qp().state());
-            assertEquals(QpState.RTS, passive.qp().state());
-            active.disconnect();
+            CmFixture.Pair p = f.connect(7174, new ConnParam());
+            assertEquals(QpState.RTS, p.active().qp().state());
+            assertEquals(QpState.RTS, p.passive().qp().state());
+            p.active().disconnect();
             expectAck(f.server, CmEventType.DISCONNECTED);
-            passive.disconnect();
+            p.passive().disconnect();
             expectAck(f.client, CmEventType.DISCONNECTED);
 
             SoftDevice lossy = clientRetransmits || client != FaultConfig.NONE ? f.clientDev : f.serverDev;
@@ -91,11 +76,7 @@ class CmLossTest {
             CmAgent sender = f.agentOf(clientRetransmits ? f.clientDev : f.serverDev);
             assertTrue(sender.counter(CmCounter.RETRANSMISSIONS) >= 1,
                     "the lost message was sent again: " + sender.counters());
-            passive.close();
-            active.close();
-            listener.close();
-            a.close();
-            b.close();
+            p.close();
             f.assertClean();
         }
     }
