@@ -2,6 +2,7 @@
 @SuppressWarnings("requires-automatic") // jmh.core: jmh-core is an automatic module, named after its file
 module io.jrdma.bench {
     requires io.jrdma.soft;
+    requires io.jrdma.cm;
     requires io.jrdma.wire;
     requires io.jrdma.examples;
     requires jmh.core;

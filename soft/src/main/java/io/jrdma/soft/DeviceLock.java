@@ -1,5 +1,6 @@
 package io.jrdma.soft;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -11,6 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class DeviceLock extends ReentrantLock {
 
     private static final long serialVersionUID = 1L;
+    /** How long a contended {@link #lock} waits before it wakes a sleeping holder again. */
+    private static final long WAKE_SLICE_NS = 200_000;
 
     private transient volatile Engine engine;
 
@@ -24,10 +27,24 @@ final class DeviceLock extends ReentrantLock {
         if (tryLock()) {
             return;
         }
-        Engine e = engine;
-        if (e != null) {
-            e.wakeWaiter();
+        // wake a sleeping holder, then wait in short slices, waking it again each time: it may have gone to sleep
+        // between this thread's wake-up and its queuing (a waiter checks for queued threads before it sleeps)
+        boolean interrupted = false;
+        while (true) {
+            Engine e = engine;
+            if (e != null) {
+                e.wakeWaiter();
+            }
+            try {
+                if (tryLock(WAKE_SLICE_NS, TimeUnit.NANOSECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException x) {
+                interrupted = true; // lock() is not interruptible: keep the status for the caller
+            }
         }
-        super.lock();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

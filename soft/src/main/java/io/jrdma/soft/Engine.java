@@ -74,6 +74,8 @@ final class Engine implements AutoCloseable {
     private volatile boolean doorbellRung;
     /** A caller's thread is in, or about to enter, a receive that waits (see {@link #progressOrWait}). */
     private volatile boolean waitingInReceive;
+    /** A caller's thread waits on the link ({@link Link#await}) holding the device lock; {@link Link#wakeup} ends it. */
+    private volatile boolean waitingInPoll;
     /** Adaptive mode: a caller's thread waits for an event and drives the engine meanwhile. */
     private volatile boolean callerWaiting;
     /** Adaptive mode: when ({@link System#nanoTime}) a caller last ran, or tried to run, a pass. */
@@ -130,10 +132,13 @@ final class Engine implements AutoCloseable {
         };
     }
 
-    /** Ends a caller's wait in a receive, which holds the device lock: another thread needs the lock. */
+    /** Ends a caller's wait in a receive or a poll, which holds the device lock: another thread needs the lock. */
     void wakeWaiter() {
         if (waitingInReceive) {
             link.wakeReceive();
+        }
+        if (waitingInPoll) {
+            link.wakeup();
         }
     }
 
@@ -310,7 +315,9 @@ final class Engine implements AutoCloseable {
     }
 
     private int waitInPass(long leftNs) {
-        if (!lock.tryLock()) {
+        // a thread queued for the lock (a control-path call) goes first: a waiter that took the lock again at once
+        // would make it wait out one sleep after another
+        if (lock.hasQueuedThreads() || !lock.tryLock()) {
             LockSupport.parkNanos(Math.min(leftNs, 50_000));
             return 0;
         }
@@ -327,16 +334,23 @@ final class Engine implements AutoCloseable {
                 if (work > 0) {
                     return work;
                 }
-                waitingInReceive = true;
+                waitingInReceive = true; // announced before the check: a thread queuing after it wakes this one
                 try {
-                    return doWork(doorbellRung ? RX_POLL : RX_WAIT);
+                    return doWork(doorbellRung || lock.hasQueuedThreads() ? RX_POLL : RX_WAIT);
                 } finally {
                     waitingInReceive = false;
                 }
             }
             int work = doWork(RX_POLL);
             if (work == 0) {
-                link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(leftNs, MAX_POLL_WAIT_NS))));
+                waitingInPoll = true;
+                try {
+                    if (!lock.hasQueuedThreads()) {
+                        link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(leftNs, MAX_POLL_WAIT_NS))));
+                    }
+                } finally {
+                    waitingInPoll = false;
+                }
             }
             return work;
         } finally {

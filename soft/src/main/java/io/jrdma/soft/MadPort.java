@@ -57,8 +57,11 @@ public final class MadPort implements AutoCloseable {
     /** The GSI's well-known Q_Key. */
     public static final int GSI_QKEY = 0x8001_0000;
 
-    /** Receive buffers kept posted (kernel ib_mad keeps 512 for a whole host; one agent needs far fewer). */
-    static final int RECV_BUFFERS = 64;
+    /**
+     * Receive buffers kept posted, as kernel ib_mad keeps (IB_MAD_QP_RECV_SIZE): a peer ending 100 connections sends
+     * 100 DREQs at once, and with 64 the rest were dropped (out_of_buffer) until their retransmission seconds later.
+     */
+    static final int RECV_BUFFERS = 512;
     /** Destinations whose address handles are kept. */
     static final int AH_CACHE = 16;
     /** A receive buffer: the 40-byte GRH area, then the MAD. */
