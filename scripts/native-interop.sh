@@ -240,17 +240,26 @@ cm_reject() {
 # cm_cases: ucmatose (its server disconnects: the client sees it), udaddy (UD over SIDR), perftest -R and the
 # rejects, each in both roles against rdma-core and perftest in vm2.
 cm_cases() {
+    if [[ ${NATIVE_CM_CASES:-all} == perftest ]]; then
+        cm_perftest_cases
+        return
+    fi
     cmatose_case ucmatose 7471 "-c 3" native@vm1 real@vm2 10.77.0.11
     cmatose_case ucmatose 7471 "-c 3" real@vm2 native@vm1 10.77.0.12
     cmatose_case udaddy 7174 "-c 2" native@vm1 real@vm2 10.77.0.11
     cmatose_case udaddy 7174 "-c 2" real@vm2 native@vm1 10.77.0.12
+    cm_perftest_cases
+    cm_reject
+}
+
+# cm_perftest_cases: perftest -R in both roles (NATIVE_CM_CASES=perftest runs only these of the CM cases).
+cm_perftest_cases() {
     local a
     for a in "ib_send_bw|-R -s 4097 -n 20" "ib_write_bw|-R -s 4095 -n 20 -q 2" "ib_read_lat|-R -s 64 -n 50" \
         "ib_send_lat|-R -c UD -s 512 -n 50"; do
         cm_perftest "${a%%|*}" "${a#*|}" native@vm1 real@vm2 10.77.0.11
         cm_perftest "${a%%|*}" "${a#*|}" real@vm2 native@vm1 10.77.0.12
     done
-    cm_reject
 }
 
 native_interop() {
