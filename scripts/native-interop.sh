@@ -4,7 +4,8 @@
 # In vm1 `-d rxe0` names the kernel's device: the ibverbs provider lists it before the soft default rxe0
 # (127.0.0.1), which could not reach either peer.
 # Defines native_interop; it prints one PASS/FAIL line per case and role, then "N passed, M failed", and sets
-# passed and failed. NATIVE_INTEROP=rping runs only the rping cases (jrdma rping against librdmacm's rping).
+# passed and failed. NATIVE_INTEROP=rping runs only the rping cases (jrdma rping against librdmacm's rping),
+# NATIVE_INTEROP=cm only the other connection-manager cases (ucmatose, udaddy, perftest -R, rejects).
 
 NATIVE_TCP_PORT=18515
 
@@ -132,6 +133,7 @@ rping_case() {
         grep -qE "^ping data: rdma-ping-$i: " "$c" || ok=1
     done
     (($(grep -c '^server ping data: rdma-ping-' "$s") == count)) || ok=1
+    grep -q "^server DISCONNECT EVENT" "$s" || ok=1 # the client disconnects: the server sees it
     grep -qiE "error|fail|mismatch|bogus|exception" "$s" "$c" && ok=1
     if ((ok == 0)); then
         echo "PASS $simpl-server/$cimpl-client rping $args"
@@ -148,15 +150,134 @@ rping_both() {
     rping_case "$1" real@vm2 native@vm1 10.77.0.12 "$2"
 }
 
+# verdict OK NAME SERVER_LOG CLIENT_LOG: one PASS/FAIL line; counts it.
+verdict() {
+    if (($1 == 0)); then
+        echo "PASS $2"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $2 (logs: $3 $4)"
+        failed=$((failed + 1))
+    fi
+}
+
+# cm_tool_cmd IMPL TOOL ARGS: ucmatose or udaddy of rdma-core (real) or jrdma on the ibverbs provider (native).
+cm_tool_cmd() {
+    case "$1" in
+        real) echo "$2 $3" ;;
+        native) echo "/host$JAVA_HOME/bin/java -Xmx256m -jar /host$NATIVE_JAR $2 $3 --timeout=100" ;;
+    esac
+}
+
+# cmatose_case TOOL PORT ARGS SERVER_IMPL@WHERE CLIENT_IMPL@WHERE SERVER_IP: ucmatose or udaddy in one role (server
+# -b SERVER_IP, client -s SERVER_IP); both exit 0 with "test complete" and "return status 0", no error. ucmatose's
+# server disconnects: its client must see DISCONNECTED ("disconnecting" then "test complete" after the events).
+cmatose_case() {
+    local tool=$1 port=$2 args=$3 sside=$4 cside=$5 ip=$6
+    local simpl=${sside%@*} swhere=${sside#*@} cimpl=${cside%@*} cwhere=${cside#*@}
+    local tag s c ok=0 spid f
+    tag=$(echo "$tool $args $simpl-$cimpl" | tr -c 'a-zA-Z0-9\n' '_')
+    s="$logs/$tag.server.log" c="$logs/$tag.client.log"
+    (on "$swhere" 200 "$(cm_tool_cmd "$simpl" "$tool" "-b $ip $args")"; echo "[exit status $?]") >"$s" 2>&1 &
+    spid=$!
+    cm_listening "$swhere" "$port" || ok=1
+    (on "$cwhere" 200 "$(cm_tool_cmd "$cimpl" "$tool" "-s $ip $args")"; echo "[exit status $?]") >"$c" 2>&1
+    wait "$spid"
+    for f in "$s" "$c"; do
+        [[ $(tail -n 1 "$f") == "[exit status 0]" ]] && grep -q "^test complete" "$f" \
+            && grep -q "^return status 0" "$f" && ! grep -qiE "error|fail|exception" "$f" || ok=1
+    done
+    verdict "$ok" "$simpl-server/$cimpl-client $tool $args" "$s" "$c"
+}
+
+# cm_perftest TOOL ARGS SERVER_IMPL@WHERE CLIENT_IMPL@WHERE SERVER_IP: perftest over rdma_cm (-R); the server has no
+# TCP listener, so the readiness check is its CM id listening on the perftest port (rdma res show cm_id).
+cm_perftest() {
+    local tool=$1 args=$2 sside=$3 cside=$4 ip=$5
+    local simpl=${sside%@*} swhere=${sside#*@} cimpl=${cside%@*} cwhere=${cside#*@}
+    local tag s c ok attempt spid size
+    tag=$(echo "$tool $args $simpl-$cimpl" | tr -c 'a-zA-Z0-9\n' '_')
+    s="$logs/$tag.server.log" c="$logs/$tag.client.log"
+    size=$(echo " $args " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
+    for attempt in 1 2; do
+        ok=0
+        (on "$swhere" 200 "$(tool_cmd "$simpl" "$tool" "$args")"; echo "[exit status $?]") >"$s" 2>&1 &
+        spid=$!
+        cm_listening "$swhere" "$NATIVE_TCP_PORT" || ok=1
+        (on "$cwhere" 200 "$(tool_cmd "$cimpl" "$tool" "$args") $ip"; echo "[exit status $?]") >"$c" 2>&1
+        wait "$spid"
+        [[ $(tail -n 1 "$s") == "[exit status 0]" && $(tail -n 1 "$c") == "[exit status 0]" ]] || ok=1
+        grep -qE "^ ${size:-[0-9]+} +[0-9]+ +[0-9]" "$c" || ok=1
+        grep -qiE "error|fail|couldn|unable|invalid|timed out|exception" "$s" "$c" && ok=1
+        ((ok != 0 && attempt == 1)) && grep -q "Can't produce a report" "$s" "$c" && continue
+        break
+    done
+    verdict "$ok" "$simpl-server/$cimpl-client $tool $args" "$s" "$c"
+}
+
+# cm_reject: a client connecting to a port nobody listens on gets REJECTED with status 8 (invalid service id) from
+# the peer's CM: jrdma rping (native, vm1) from vm2's kernel CM, and rdma-core's rping (vm2) from vm1's while a
+# jrdma rping server listens there on another port.
+cm_reject() {
+    local s c ok=0 spid
+    c="$logs/reject.native-client.log"
+    (on vm1 60 "$(rping_cmd native -c "-a 10.77.0.12 -p 7999 -C 1")"; echo "[exit status $?]") >"$c" 2>&1
+    grep -q "RDMA_CM_EVENT_REJECTED, error 8" "$c" && [[ $(tail -n 1 "$c") != "[exit status 0]" ]] || ok=1
+    verdict "$ok" "real-cm/native-client reject (rping -p 7999: REJECTED 8)" "-" "$c"
+
+    s="$logs/reject.native-server.log" c="$logs/reject.real-client.log" ok=0
+    (on vm1 90 "$(rping_cmd native -s "-a 10.77.0.11 -p 7174 -C 1")"; echo "[exit status $?]") >"$s" 2>&1 &
+    spid=$!
+    cm_listening vm1 7174 || ok=1
+    (on vm2 40 "rping -c -a 10.77.0.11 -p 7999 -C 1"; echo "[exit status $?]") >"$c" 2>&1
+    # the server's one ping, so it ends
+    on vm2 60 "rping -c -a 10.77.0.11 -p 7174 -C 1" >>"$c" 2>&1
+    wait "$spid"
+    grep -q "RDMA_CM_EVENT_REJECTED, error 8" "$c" || ok=1
+    verdict "$ok" "native-cm/real-client reject (rping -p 7999: REJECTED 8)" "$s" "$c"
+}
+
+# cm_cases: ucmatose (its server disconnects: the client sees it), udaddy (UD over SIDR), perftest -R and the
+# rejects, each in both roles against rdma-core and perftest in vm2.
+cm_cases() {
+    if [[ ${NATIVE_CM_CASES:-all} == perftest ]]; then
+        cm_perftest_cases
+        return
+    fi
+    cmatose_case ucmatose 7471 "-c 3" native@vm1 real@vm2 10.77.0.11
+    cmatose_case ucmatose 7471 "-c 3" real@vm2 native@vm1 10.77.0.12
+    cmatose_case udaddy 7174 "-c 2" native@vm1 real@vm2 10.77.0.11
+    cmatose_case udaddy 7174 "-c 2" real@vm2 native@vm1 10.77.0.12
+    cm_perftest_cases
+    cm_reject
+}
+
+# cm_perftest_cases: perftest -R in both roles (NATIVE_CM_CASES=perftest runs only these of the CM cases).
+cm_perftest_cases() {
+    local a
+    for a in "ib_send_bw|-R -s 4097 -n 20" "ib_write_bw|-R -s 4095 -n 20 -q 2" "ib_read_lat|-R -s 64 -n 50" \
+        "ib_send_lat|-R -c UD -s 512 -n 50"; do
+        cm_perftest "${a%%|*}" "${a#*|}" native@vm1 real@vm2 10.77.0.11
+        cm_perftest "${a%%|*}" "${a#*|}" real@vm2 native@vm1 10.77.0.12
+    done
+}
+
 native_interop() {
     passed=0
     failed=0
     NATIVE_JAR=$(native_tools_jar) || { echo "native: no tools jar"; failed=1; return; }
     local start=$SECONDS
     # against rdma-core's rping in vm2 (the connection manager: librdmacm on both sides)
-    rping_both "-C 10 -S 64 -V -v" 10
-    rping_both "-C 10 -S 4096 -V -v" 10
+    if [[ ${NATIVE_INTEROP:-all} != cm ]]; then
+        rping_both "-C 10 -S 64 -V -v" 10
+        rping_both "-C 10 -S 4096 -V -v" 10
+    fi
     if [[ ${NATIVE_INTEROP:-all} == rping ]]; then
+        echo "$passed passed, $failed failed"
+        return
+    fi
+    cm_cases
+    if [[ ${NATIVE_INTEROP:-all} == cm ]]; then
         echo "$passed passed, $failed failed"
         return
     fi

@@ -18,7 +18,9 @@ import io.jrdma.cm.CmListener;
 import io.jrdma.cm.CmOptions;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.UdParam;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.ProtectionDomain;
@@ -50,7 +52,8 @@ import org.junit.jupiter.api.Test;
  * The native connection manager (librdmacm) on kernel rxe, both ends in this JVM on the guest's rxe0 (its eth0
  * address; {@code -Djrdma.cm.address=} overrides): connect and accept through the blocking layer, a SEND and an
  * RDMA WRITE over the connection, disconnects from either side, a reject with private data and a connect to a
- * port nobody listens on, through the event API. Guest only (scripts/native-rxe.sh).
+ * port nobody listens on, through the event API; a UD connect and accept (SIDR) in the UDP port space with a UD SEND
+ * to the QP number and Q_Key the accept gave. Guest only (scripts/native-rxe.sh).
  */
 class IbvCmTck {
 
@@ -222,19 +225,93 @@ class IbvCmTck {
         }
     }
 
+    @Test
+    void udConnectAcceptAndSendOverSidr() {
+        InetSocketAddress at = new InetSocketAddress(address, 7474);
+        try (EventChannel sch = EventChannel.create(); EventChannel cch = EventChannel.create();
+                Arena arena = Arena.ofShared()) {
+            CmId listener = sch.createId(PortSpace.UDP, "ud-listener");
+            listener.bindAddr(at);
+            listener.listen(2);
+            Active a = Active.connect(cch, at, QpType.UD, "sidr-req");
+            Active b = null;
+            try {
+                CmId passive;
+                try (CmEvent req = next(sch, CmEventType.CONNECT_REQUEST)) {
+                    assertSame(listener, req.listenId());
+                    UdParam u = req.udParam();
+                    assertNotNull(u, "a UDP port space request carries UD parameters");
+                    assertEquals("sidr-req", prefix(u.privateData(), 8));
+                    passive = req.id();
+                }
+                b = Active.withQp(passive, QpType.UD);
+                assertEquals(QpState.RTS, passive.qp().state(), "rdma_create_qp readies a UD QP");
+                MemorySegment rbuf = arena.allocate(4096, 4096);
+                MemoryRegion rmr = b.pd().registerMemory(rbuf, Access.LOCAL_WRITE);
+                MemorySegment sbuf = arena.allocate(4096, 4096);
+                MemoryRegion smr = a.pd().registerMemory(sbuf, Access.LOCAL_WRITE);
+                try {
+                    passive.qp().postRecv(new RecvWr().wrId(9).sg(new Sge(rmr.address(), 2048, rmr.lkey())));
+                    passive.accept(new io.jrdma.cm.ConnParam().qpNum(passive.qp().qpNum())
+                            .privateData("sidr-rep".getBytes(StandardCharsets.US_ASCII)));
+                    UdParam ud;
+                    try (CmEvent est = next(cch, CmEventType.ESTABLISHED)) {
+                        ud = est.udParam();
+                    }
+                    assertNotNull(ud, "the SIDR REP's UD parameters");
+                    assertEquals(passive.qp().qpNum(), ud.qpNum());
+                    assertEquals(PortSpace.UDP_QKEY, ud.qkey());
+                    assertEquals("sidr-rep", prefix(ud.privateData(), 8));
+                    byte[] msg = "hello over SIDR".getBytes(StandardCharsets.US_ASCII);
+                    MemorySegment.copy(msg, 0, sbuf, JAVA_BYTE, 0, msg.length);
+                    try (AddressHandle ah = a.pd().createAh(ud.ahAttr())) {
+                        a.id().qp().postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).signaled(true)
+                                .sg(new Sge(smr.address(), msg.length, smr.lkey())).ud(ah, ud.qpNum(), ud.qkey()));
+                        assertEquals(WcOpcode.SEND, await(a.cq()).opcode());
+                        WorkCompletion r = await(b.cq());
+                        assertEquals(9, r.wrId());
+                        assertEquals(40 + msg.length, r.byteLen(), "a GRH then the message");
+                        assertArrayEquals(msg, rbuf.asSlice(40, msg.length).toArray(JAVA_BYTE));
+                    }
+                } finally {
+                    rmr.close();
+                    smr.close();
+                }
+            } finally {
+                if (b != null) {
+                    b.close();
+                }
+                a.close();
+            }
+        }
+    }
+
     /** An active id with its own PD, CQ and RC QP, connected (REQ sent) to {@code at} with private data "hello". */
     private record Active(CmId id, ProtectionDomain pd, CompletionQueue cq) implements AutoCloseable {
         static Active connect(EventChannel ch, InetSocketAddress at) {
-            CmId id = ch.createId(PortSpace.TCP, null);
+            return connect(ch, at, QpType.RC, "hello");
+        }
+
+        /** An id of the TCP (RC) or UDP (UD) port space, resolved, with a QP, connected with {@code data}. */
+        static Active connect(EventChannel ch, InetSocketAddress at, QpType type, String data) {
+            CmId id = ch.createId(type == QpType.UD ? PortSpace.UDP : PortSpace.TCP, null);
             id.resolveAddr(null, at, STEP);
             next(ch, CmEventType.ADDR_RESOLVED).ack();
             id.resolveRoute(STEP);
             next(ch, CmEventType.ROUTE_RESOLVED).ack();
+            Active a = withQp(id, type);
+            if (type == QpType.RC) {
+                assertEquals(QpState.INIT, id.qp().state(), "rdma_create_qp moves an RC QP to INIT");
+            }
+            id.connect(new io.jrdma.cm.ConnParam().privateData(data.getBytes(StandardCharsets.US_ASCII)));
+            return a;
+        }
+
+        /** A PD, a CQ and a QP of {@code type} on {@code id}'s device. */
+        static Active withQp(CmId id, QpType type) {
             ProtectionDomain pd = id.context().allocPd();
             CompletionQueue cq = id.context().createCq(8);
-            id.createQp(pd, new QpInitAttr().qpType(QpType.RC).sendCq(cq).recvCq(cq).cap(new QpCap(4, 4, 1, 1, 0)));
-            assertEquals(QpState.INIT, id.qp().state(), "rdma_create_qp moves an RC QP to INIT");
-            id.connect(new io.jrdma.cm.ConnParam().privateData("hello".getBytes(StandardCharsets.US_ASCII)));
+            id.createQp(pd, new QpInitAttr().qpType(type).sendCq(cq).recvCq(cq).cap(new QpCap(4, 4, 1, 1, 0)));
             return new Active(id, pd, cq);
         }
 

@@ -34,23 +34,24 @@ import java.util.EnumSet;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The test QPs of {@code -R}, connected with rdma_cm as perftest 4.5's create_rdma_cm_connection does: a handshake
- * over the {@link Exchange} (of the still empty address), one CM connection per QP, another handshake. The QPs are
- * the CM ids' own, in the TCP port space for RC and the UDP one (SIDR) for UD; the CM moves them through their
- * states, so perftest's own RTR/RTS is skipped.
+ * The test QPs of {@code -R}, connected with rdma_cm as perftest 4.5's create_rdma_cm_connection does: a handshake over
+ * the {@link Exchange} (of the still empty address), one CM connection per QP, another handshake. The QPs are the CM
+ * ids' own, in the TCP port space for RC and the UDP one (SIDR) for UD; the CM moves them through their states, so
+ * perftest's own RTR/RTS is skipped.
  *
- * <p>Client: every id resolves the server's address (2000 ms) at once; in event order, ADDR_RESOLVED resolves the
- * route (2000 ms), ROUTE_RESOLVED creates the next QP (the first also makes the resources, on the id's device) and
- * connects with responder resources and initiator depth the out_reads of READ and atomic tests (0 otherwise),
- * retry and RNR retry counts 7, flow control off and no private data; ESTABLISHED completes one (UD: the peer's QPN,
- * Q_Key and address handle come with it, and a latency test sends the server its QPN: a 4-byte SEND with immediate,
- * the immediate the QPN). Server: binds the wildcard address at the same port, listens with a backlog of the QP
- * count, and for each CONNECT_REQUEST creates the next QP and accepts with the request's values clamped to its
- * out_reads (UD: its QPN; a latency test posts a 44-byte receive first and, after accepting, takes the client's
- * address from that message's GRH and completion). After the accept an RC QP's min_rnr_timer is set to 12. The
- * server does not wait for ESTABLISHED. At the end (rdma_cm_disconnect_nodes, RC only) the server disconnects each
- * connection and both sides wait for their DISCONNECTED events. A client whose connections fail (an error event:
- * the server may not be listening yet) destroys its ids and starts again 100 ms later, 10 times in all.
+ * <p>Client: every id resolves the server's address (2000 ms) at once; in event order, ADDR_RESOLVED resolves the route
+ * (2000 ms), ROUTE_RESOLVED creates the next QP (the first also makes the resources, on the id's device) and connects
+ * with responder resources and initiator depth the out_reads of READ and atomic tests (0 otherwise), retry and RNR
+ * retry counts 7, flow control off and no private data; ESTABLISHED completes one (UD: the peer's QPN, Q_Key and
+ * address handle come with it, and a latency test sends the server its QPN: a 4-byte SEND with immediate, the immediate
+ * the QPN). Server: binds the wildcard address at the same port and listens with a backlog of the QP count before the
+ * first handshake (perftest: after it, a race its 4.5 client can lose), and for each CONNECT_REQUEST creates the next
+ * QP and accepts with the request's values clamped to its out_reads (UD: its QPN; a latency test posts a 44-byte
+ * receive first and, after accepting, takes the client's address from that message's GRH and completion). After the
+ * accept an RC QP's min_rnr_timer is set to 12. The server does not wait for ESTABLISHED. At the end
+ * (rdma_cm_disconnect_nodes, RC only) the server disconnects each connection and both sides wait for their DISCONNECTED
+ * events. A client whose connections fail (an error event: the server may not be listening yet) destroys its ids and
+ * starts again 100 ms later, 10 times in all.
  */
 final class CmConnections implements AutoCloseable {
 
@@ -109,10 +110,20 @@ final class CmConnections implements AutoCloseable {
         this.host = h;
         connectsLeft = ids.length;
         PortSpace space = ud ? PortSpace.UDP : PortSpace.TCP;
+        CmId listen = null;
         if (o.client()) {
             createIds(space);
+        } else {
+            listen = listen(space);
         }
-        exchange.handshake(empty, withGid);
+        try {
+            exchange.handshake(empty, withGid);
+        } catch (IOException | RuntimeException e) {
+            if (listen != null) {
+                listen.close();
+            }
+            throw e;
+        }
         if (o.client()) {
             InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(o.serverName), o.port);
             for (int attempt = 1; ; attempt++) {
@@ -136,13 +147,30 @@ final class CmConnections implements AutoCloseable {
                 createIds(space);
             }
         } else {
-            try (CmId listen = channel.createId(space, null)) {
-                listen.bindAddr(new InetSocketAddress(InetAddress.getByAddress(new byte[4]), o.port));
-                listen.listen(ids.length);
+            try {
                 events(() -> connectsLeft > 0);
+            } finally {
+                listen.close();
             }
         }
         exchange.handshake(empty, withGid);
+    }
+
+    /**
+     * The server's listening id, bound to the wildcard address at the port. jrdma listens before the handshake that
+     * precedes the connections (perftest after it): a client that gets the server's handshake may connect at once,
+     * and perftest 4.5's client gives up on the first REJECTED (reason 8, nobody listens) it gets.
+     */
+    private CmId listen(PortSpace space) throws IOException {
+        CmId l = channel.createId(space, null);
+        try {
+            l.bindAddr(new InetSocketAddress(InetAddress.getByAddress(new byte[4]), o.port));
+            l.listen(ids.length);
+            return l;
+        } catch (RuntimeException e) {
+            l.close();
+            throw e;
+        }
     }
 
     private void createIds(PortSpace space) {
