@@ -83,13 +83,7 @@ native_case() {
         ((ok != 0 && attempt == 1)) && grep -q "Can't produce a report" "$s" "$c" && continue
         break
     done
-    if ((ok == 0)); then
-        echo "PASS $simpl-server/$cimpl-client $tool $args"
-        passed=$((passed + 1))
-    else
-        echo "FAIL $simpl-server/$cimpl-client $tool $args (logs: $s $c)"
-        failed=$((failed + 1))
-    fi
+    verdict "$ok" "$simpl-server/$cimpl-client $tool $args" "$s" "$c"
 }
 
 # both TOOL ARGS PEER_IMPL@WHERE PEER_IP: the native tool in vm1 as server then as client against the peer.
@@ -137,13 +131,7 @@ rping_case() {
     (($(grep -o 'server ping data: rdma-ping-[0-9]*: ' "$s" | wc -l) == count)) || ok=1
     grep -q "server DISCONNECT EVENT" "$s" || ok=1 # the client disconnects: the server sees it
     grep -qiE "error|fail|mismatch|bogus|exception" "$s" "$c" && ok=1
-    if ((ok == 0)); then
-        echo "PASS $simpl-server/$cimpl-client rping $args"
-        passed=$((passed + 1))
-    else
-        echo "FAIL $simpl-server/$cimpl-client rping $args (logs: $s $c)"
-        failed=$((failed + 1))
-    fi
+    verdict "$ok" "$simpl-server/$cimpl-client rping $args" "$s" "$c"
 }
 
 # rping_both ARGS COUNT: jrdma rping (native, vm1) as server then as client against rdma-core's rping in vm2.
@@ -152,7 +140,7 @@ rping_both() {
     rping_case "$1" real@vm2 native@vm1 10.77.0.12 "$2"
 }
 
-# verdict OK NAME SERVER_LOG CLIENT_LOG: one PASS/FAIL line; counts it.
+# verdict OK NAME SERVER_LOG CLIENT_LOG: one PASS/FAIL line; counts it (every case of this file reports through it).
 verdict() {
     if (($1 == 0)); then
         echo "PASS $2"
