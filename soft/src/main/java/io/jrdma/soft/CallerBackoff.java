@@ -32,6 +32,13 @@ final class CallerBackoff {
     /** How long one sign of contention keeps the short budget. */
     static final long CONTENDED_NS = TimeUnit.MILLISECONDS.toNanos(50);
 
+    /** A contended caller's wait while datagrams come in bulk: a timed sleep, not ended by a datagram. */
+    static final long MODERATED_NS = TimeUnit.MICROSECONDS.toNanos(100);
+    /** A wait after which the pass took in at least this many bytes: the datagrams come in bulk. */
+    static final int BULK_BYTES = 32 * 1024;
+    /** A wait after which the pass did this much work (datagrams in, packets out): a bulk transfer too. */
+    static final int BULK_WORK = 16;
+
     /** Since when callers' polls have found nothing to do (0: the last found or did work). */
     private long idleSinceNs;
     /** When the last empty poll went on spinning (0: none since the last work or wait). */
@@ -40,6 +47,8 @@ final class CallerBackoff {
     private long contendedUntilNs;
     /** Signs of contention seen (read by tests and counters). */
     private long contentions;
+    /** Whether the pass after the last wait moved data in bulk ({@link #waited}). */
+    private boolean bulk;
 
     /** A caller's pass or poll did work, or a post was sent: the next empty poll starts a new spin. */
     void worked() {
@@ -69,6 +78,23 @@ final class CallerBackoff {
         }
         lastSpinNs = 0; // the wait that follows is not a gap in a spin
         return true;
+    }
+
+    /**
+     * A wait ended, and the pass after it did {@code work} and took in {@code bytes}: a requester woken by an ACK
+     * that lets it send a window's worth, or a receiver woken by a window's worth of data, moves data in bulk.
+     */
+    void waited(int work, int bytes) {
+        bulk = bytes >= BULK_BYTES || work >= BULK_WORK;
+    }
+
+    /**
+     * Whether a wait at {@code now} should be a timed sleep ({@link #MODERATED_NS}) rather than one the next datagram
+     * ends: on contended cores, while the datagrams come in bulk. A ping-pong's waits each end with one small
+     * datagram, so it keeps waking at once.
+     */
+    boolean moderated(long now) {
+        return bulk && contended(now);
     }
 
     /** Whether a gap of {@code gapNs} in a spin was the calling thread being switched out. */

@@ -121,7 +121,7 @@ final class Engine implements AutoCloseable {
         return switch (threading) {
             case INVOKER -> true;
             case DEDICATED -> false;
-            case ADAPTIVE -> callerWaiting || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
+            case ADAPTIVE -> callerWaiting || callerWaitTaken.get() || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
         };
     }
 
@@ -232,10 +232,8 @@ final class Engine implements AutoCloseable {
      */
     int progress() {
         int work = callerPass();
-        if (callerIdle(work, false)) {
-            work = callerPass();
-        }
-        return Math.max(0, work);
+        int after = callerIdle(work, false);
+        return Math.max(0, after >= 0 ? after : work);
     }
 
     /**
@@ -254,33 +252,42 @@ final class Engine implements AutoCloseable {
     /**
      * After a caller's pass that did {@code work} (-1: none ran), and whose poll {@code found} completions or not. In
      * adaptive mode, when the callers' passes have found nothing to do for their spin budget ({@link CallerBackoff})
-     * and this poll found nothing either, the call waits on the socket for up to {@link #CALLER_WAIT_NS}, or until a
-     * datagram arrives.
+     * and this poll found nothing either, the call waits up to {@link #CALLER_WAIT_NS}: on the socket, which the next
+     * datagram ends; or, on contended cores while the datagrams come in bulk, for {@link CallerBackoff#MODERATED_NS}
+     * whatever arrives (a NIC's interrupt moderation: a poller woken by every datagram would take the CPU from the
+     * sender after each one). It then runs a pass, so what ended the wait is taken in now (the engine thread stays
+     * parked for a caller that polls again only much later).
      *
-     * @return whether it waited: the caller then runs a pass at once, so the datagram that ended the wait is taken in
-     *         now (the engine thread stays parked for a caller that polls again only much later)
+     * @return the work of the pass after the wait, or -1 when the call did not wait
      */
-    boolean callerIdle(int work, boolean found) {
+    int callerIdle(int work, boolean found) {
         if (threading != Threading.ADAPTIVE || work < 0) {
-            return false;
+            return -1;
         }
         if (work > 0 || found) {
             backoff.worked();
-            return false;
+            return -1;
         }
-        if (!backoff.shouldWait(System.nanoTime()) || doorbellRung) {
-            return false;
+        long now = System.nanoTime();
+        if (!backoff.shouldWait(now) || doorbellRung) {
+            return -1;
         }
         if (callerWaitTaken.compareAndSet(false, true)) {
             try {
-                link.awaitReadable(CALLER_WAIT_NS);
+                if (backoff.moderated(now)) {
+                    LockSupport.parkNanos(CallerBackoff.MODERATED_NS);
+                } else {
+                    link.awaitReadable(CALLER_WAIT_NS);
+                }
             } finally {
                 callerWaitTaken.set(false);
             }
         } else {
             LockSupport.parkNanos(CALLER_WAIT_NS); // another caller waits on the socket
         }
-        return true;
+        int after = callerPass();
+        backoff.waited(after, receiver.lastBytes());
+        return after;
     }
 
     /**
