@@ -76,7 +76,7 @@ final class Engine implements AutoCloseable {
     /** Adaptive mode: the engine thread's next park while callers drive (its own, not shared). */
     private long parkNs = FIRST_PARK_NS;
     /** Adaptive mode: when callers' empty polls stop spinning and wait on the socket. */
-    private final CallerBackoff backoff = new CallerBackoff();
+    private final CallerBackoff backoff;
     /** Adaptive mode: the caller that waits on the socket ({@link Link#awaitReadable} is for one at a time). */
     private final AtomicBoolean callerWaitTaken = new AtomicBoolean();
     /** Adaptive mode: times the engine thread took over from callers that stopped (its own; read by tests). */
@@ -96,6 +96,7 @@ final class Engine implements AutoCloseable {
         this.clock = clock;
         this.threading = threading;
         this.idle = idle;
+        this.backoff = new CallerBackoff(counters);
     }
 
     IdleStrategy idleStrategy() {
