@@ -256,6 +256,9 @@ final class Requester {
                 sentPast(Psn.next(pktPsn));
             }
             sent++;
+            if (Psn.diff(Psn.add(w.firstPsn(), nextPacket), unackedPsn) >= limit) {
+                refilling = true; // this packet filled the window, also when it was the last this pass may send
+            }
             if (ackDeadlineNs == 0) {
                 armTimer(nowNs);
             }
