@@ -29,7 +29,7 @@ final class CallerBackoff {
     /** Spin budget of an idle caller on idle cores. */
     static final long SPIN_NS = TimeUnit.MICROSECONDS.toNanos(500);
     /** Spin budget while the cores are contended. */
-    static final long CONTENDED_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(5);
+    static final long CONTENDED_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(30);
     /** A gap this long between two empty polls of one spin: the caller may have been switched out; ask the kernel. */
     static final long SUSPECT_NS = TimeUnit.MICROSECONDS.toNanos(10);
     /** Without the kernel's count: a gap this long between two empty polls of one spin means it was switched out. */
