@@ -72,18 +72,8 @@ class CallerBackoffTest {
 
     @Test
     void aSpinSwitchedOutForMuchOfItsTimeMakesTheCoresContended() {
-        // 1 us steps, and every 10 us a 40 us gap switched out: 80 % of the spinning time
         backoff.worked();
-        for (int i = 0; i < 200 && !backoff.contended(now); i++) {
-            for (int step = 0; step < 10; step++) {
-                backoff.shouldWait(now);
-                now += US;
-            }
-            pendingSwitches.set(1);
-            now += 40 * US;
-            backoff.shouldWait(now);
-        }
-        assertTrue(backoff.contended(now));
+        makeContended(10);
         assertEquals(1, counters.get(Counter.CALLER_CONTENDED));
         backoff.worked();
         long spun = spinUntilWait(US, CallerBackoff.SPIN_NS);
@@ -121,7 +111,7 @@ class CallerBackoffTest {
     void onlyABulkTransferOnContendedCoresGetsTimedWaits() {
         backoff.waited(CallerBackoff.BULK_WORK, 0);
         assertFalse(backoff.moderated(now), "bulk, but the cores are idle");
-        aSpinSwitchedOutForMuchOfItsTimeMakesTheCoresContendedAt();
+        makeContended(1);
         backoff.waited(1, 100);
         assertFalse(backoff.moderated(now), "a ping-pong's wait: one small datagram");
         backoff.waited(1, CallerBackoff.BULK_BYTES);
@@ -131,10 +121,13 @@ class CallerBackoffTest {
         assertEquals(2, counters.get(Counter.CALLER_MODERATED_WAITS));
     }
 
-    private void aSpinSwitchedOutForMuchOfItsTimeMakesTheCoresContendedAt() {
+    /** Spins of {@code steps} 1 us steps, each followed by a 40 us gap switched out, until the cores are contended. */
+    private void makeContended(int steps) {
         for (int i = 0; i < 200 && !backoff.contended(now); i++) {
-            backoff.shouldWait(now);
-            now += US;
+            for (int step = 0; step < steps; step++) {
+                backoff.shouldWait(now);
+                now += US;
+            }
             pendingSwitches.set(1);
             now += 40 * US;
             backoff.shouldWait(now);
