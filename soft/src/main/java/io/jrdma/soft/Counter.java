@@ -103,7 +103,14 @@ public enum Counter {
      * MADs the port's agent received and dropped as bad ({@link MadPort#countDropped}): for the CM a wrong version or
      * class, an attribute it does not handle, an unknown communication id, a full listener backlog.
      */
-    MAD_AGENT_DROPPED("mad_agent_dropped");
+    MAD_AGENT_DROPPED("mad_agent_dropped"),
+    /**
+     * Adaptive threading: times the callers' polls found the cores contended (spinning callers switched out for more
+     * than a fifth of their spin) and cut their spins short ({@link CallerBackoff}).
+     */
+    CALLER_CONTENDED("caller_contended"),
+    /** Adaptive threading: callers' waits that were timed sleeps on contended cores during a bulk transfer. */
+    CALLER_MODERATED_WAITS("caller_moderated_waits");
 
     private final String rxeName;
 

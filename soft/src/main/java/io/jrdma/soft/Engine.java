@@ -40,14 +40,7 @@ final class Engine implements AutoCloseable {
     private static final long WAITER_PARK_NS = TimeUnit.MILLISECONDS.toNanos(20);
     /** Adaptive mode: a caller's pass records its time only when the last record is older than this. */
     private static final long CALLER_MARK_NS = TimeUnit.MICROSECONDS.toNanos(10);
-    /**
-     * Adaptive mode: once callers' passes have found nothing to do for this long, a poll waits on the socket for up
-     * to {@link #CALLER_WAIT_NS} (a datagram ends the wait) instead of returning at once: a requester whose window is
-     * full, or a receiver whose peer is slow, stops spinning the CPU its peer may need (the kernel's NAPI busy-poll
-     * budget, then the interrupt).
-     */
-    static final long CALLER_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(500);
-    /** Adaptive mode: the longest a caller's poll waits on the socket (see {@link #CALLER_SPIN_NS}). */
+    /** Adaptive mode: the longest a caller's poll waits on the socket (see {@link CallerBackoff}). */
     static final long CALLER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** A pass's receive: none, one that does not wait, one whose first call waits for a datagram. */
     private static final int RX_NONE = 0;
@@ -82,8 +75,8 @@ final class Engine implements AutoCloseable {
     private volatile long callerPassNs = System.nanoTime() - LONGEST_PARK_NS;
     /** Adaptive mode: the engine thread's next park while callers drive (its own, not shared). */
     private long parkNs = FIRST_PARK_NS;
-    /** Adaptive mode: since when callers' passes have found nothing to do (0: the last did work). A hint: racy. */
-    private long callerIdleSinceNs;
+    /** Adaptive mode: when callers' empty polls stop spinning and wait on the socket. */
+    private final CallerBackoff backoff;
     /** Adaptive mode: the caller that waits on the socket ({@link Link#awaitReadable} is for one at a time). */
     private final AtomicBoolean callerWaitTaken = new AtomicBoolean();
     /** Adaptive mode: times the engine thread took over from callers that stopped (its own; read by tests). */
@@ -103,6 +96,7 @@ final class Engine implements AutoCloseable {
         this.clock = clock;
         this.threading = threading;
         this.idle = idle;
+        this.backoff = new CallerBackoff(counters);
     }
 
     IdleStrategy idleStrategy() {
@@ -128,7 +122,7 @@ final class Engine implements AutoCloseable {
         return switch (threading) {
             case INVOKER -> true;
             case DEDICATED -> false;
-            case ADAPTIVE -> callerWaiting || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
+            case ADAPTIVE -> callerWaiting || callerWaitTaken.get() || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
         };
     }
 
@@ -169,7 +163,11 @@ final class Engine implements AutoCloseable {
             return;
         }
         markCaller();
-        if (passWhileRung(RX_NONE) < 0) {
+        int work = passWhileRung(RX_NONE);
+        if (work > 0 && threading == Threading.ADAPTIVE) {
+            backoff.worked(); // a caller that posts is not idle: its next empty poll starts a new spin
+        }
+        if (work < 0) {
             // another thread runs the engine, and may be asleep in a receive or on the link: it sends this post once
             // it wakes, so it is woken (it reads doorbellRung after announcing the wait: one of us sees the other)
             if (waitingInReceive) {
@@ -235,10 +233,8 @@ final class Engine implements AutoCloseable {
      */
     int progress() {
         int work = callerPass();
-        if (callerIdle(work, false)) {
-            work = callerPass();
-        }
-        return Math.max(0, work);
+        int after = callerIdle(work, false);
+        return Math.max(0, after >= 0 ? after : work);
     }
 
     /**
@@ -256,39 +252,43 @@ final class Engine implements AutoCloseable {
 
     /**
      * After a caller's pass that did {@code work} (-1: none ran), and whose poll {@code found} completions or not. In
-     * adaptive mode, when the callers' passes have found nothing to do for {@link #CALLER_SPIN_NS} and this poll found
-     * nothing either, the call waits on the socket for up to {@link #CALLER_WAIT_NS}, or until a datagram arrives.
+     * adaptive mode, when the callers' passes have found nothing to do for their spin budget ({@link CallerBackoff})
+     * and this poll found nothing either, the call waits up to {@link #CALLER_WAIT_NS}: on the socket, which the next
+     * datagram ends; or, on contended cores while the datagrams come in bulk, for {@link CallerBackoff#MODERATED_NS}
+     * whatever arrives (a NIC's interrupt moderation: a poller woken by every datagram would take the CPU from the
+     * sender after each one). It then runs a pass, so what ended the wait is taken in now (the engine thread stays
+     * parked for a caller that polls again only much later).
      *
-     * @return whether it waited: the caller then runs a pass at once, so the datagram that ended the wait is taken in
-     *         now (the engine thread stays parked for a caller that polls again only much later)
+     * @return the work of the pass after the wait, or -1 when the call did not wait
      */
-    boolean callerIdle(int work, boolean found) {
+    int callerIdle(int work, boolean found) {
         if (threading != Threading.ADAPTIVE || work < 0) {
-            return false;
+            return -1;
         }
         if (work > 0 || found) {
-            callerIdleSinceNs = 0;
-            return false;
+            backoff.worked();
+            return -1;
         }
         long now = System.nanoTime();
-        long since = callerIdleSinceNs;
-        if (since == 0) {
-            callerIdleSinceNs = now;
-            return false;
-        }
-        if (now - since <= CALLER_SPIN_NS || doorbellRung) {
-            return false;
+        if (!backoff.shouldWait(now) || doorbellRung) {
+            return -1;
         }
         if (callerWaitTaken.compareAndSet(false, true)) {
             try {
-                link.awaitReadable(CALLER_WAIT_NS);
+                if (backoff.moderated(now)) {
+                    LockSupport.parkNanos(CallerBackoff.MODERATED_NS);
+                } else {
+                    link.awaitReadable(CALLER_WAIT_NS);
+                }
             } finally {
                 callerWaitTaken.set(false);
             }
         } else {
             LockSupport.parkNanos(CALLER_WAIT_NS); // another caller waits on the socket
         }
-        return true;
+        int after = callerPass();
+        backoff.waited(after, receiver.lastBytes());
+        return after;
     }
 
     /**

@@ -48,6 +48,8 @@ final class Receiver {
      * message's packets, duplicates, a run of atomics) is still taken in by one pass.
      */
     private boolean rxWasEmpty = true;
+    /** Bytes the last {@link #receive} took in (a hint for other threads: {@link CallerBackoff}). */
+    private int lastBytes;
 
     Receiver(Link link, QpTable qps, Counters counters, PortFlags port, FailureLog failures,
             CompletionTally completions, boolean callerDriven) {
@@ -78,6 +80,7 @@ final class Receiver {
      */
     int receive(long now, boolean wait) {
         int n = 0;
+        int bytes = 0;
         while (n < RX_BATCH) {
             boolean single = callerDriven && (wait || rxWasEmpty);
             int ask = single ? 1 : rxBuffers.length;
@@ -85,6 +88,7 @@ final class Receiver {
             rxWasEmpty = got == 0;
             long pushed = completions.count();
             for (int i = 0; i < got; i++) {
+                bytes += link.batchLength(i);
                 datagram(i, now);
             }
             n += got;
@@ -92,7 +96,13 @@ final class Receiver {
                 break; // drained, or a single datagram completed a work request (see rxWasEmpty)
             }
         }
+        lastBytes = bytes;
         return n;
+    }
+
+    /** Bytes the last {@link #receive} took in. */
+    int lastBytes() {
+        return lastBytes;
     }
 
     /** The {@code i}th datagram of the batch just received: one packet, or a GRO run of them. */

@@ -49,6 +49,13 @@ final class Requester {
     private long rnrWaitUntilNs;  // 0 = not waiting
     private long ackDeadlineNs;   // 0 = timer disarmed
     private boolean retrying;     // went back to unackedPsn and nothing was acknowledged since (rxe started_retry)
+    /**
+     * The window filled: new packets wait until half of it is acknowledged (TCP wakes a writer whose send buffer was
+     * full only once half of it is free). A requester that refilled the window on every ACK would, on cores shared
+     * with its peer, hand the CPU back and forth once per message; refilled by halves, it sends in bursts the peer
+     * takes in one pass and acknowledges once.
+     */
+    private boolean refilling;
 
     Requester(SoftQp qp) {
         this.qp = qp;
@@ -69,6 +76,7 @@ final class Requester {
         nextPacket = 0;
         rdAtomicOutstanding = 0;
         sinceAckReq = 0;
+        refilling = false;
         rnrWaitUntilNs = 0;
         ackDeadlineNs = 0;
         retrying = false;
@@ -192,11 +200,18 @@ final class Requester {
                 continue;
             }
             int inFlight = Psn.diff(pktPsn, unackedPsn);
+            if (refilling) {
+                if (inFlight > limit / 2) {
+                    break; // the packets asked for ACKs at least every quarter window (sendDataPacket)
+                }
+                refilling = false;
+            }
             boolean askAck = false;
             if (inFlight >= limit) {
                 // The share can shrink under packets sent when it was larger, none of which asked for an ACK:
                 // the QP would wait for one until its timer ran out. One more packet, asking, ends that wait.
                 if (sinceAckReq == 0 || w.isReadOrAtomic()) {
+                    refilling = true;
                     break;
                 }
                 askAck = true;
@@ -241,6 +256,9 @@ final class Requester {
                 sentPast(Psn.next(pktPsn));
             }
             sent++;
+            if (Psn.diff(Psn.add(w.firstPsn(), nextPacket), unackedPsn) >= limit) {
+                refilling = true; // this packet filled the window, also when it was the last this pass may send
+            }
             if (ackDeadlineNs == 0) {
                 armTimer(nowNs);
             }

@@ -56,8 +56,7 @@ final class SoftCq implements CompletionQueue {
         Engine engine = context.engine;
         int work = engine.callerPass();
         int n = take(wcs, max);
-        if (engine.callerIdle(work, n > 0)) { // it waited on the socket: take in what ended the wait
-            engine.callerPass();
+        if (engine.callerIdle(work, n > 0) >= 0) { // it waited, then ran a pass: take in what ended the wait
             n = take(wcs, max);
         }
         return n;

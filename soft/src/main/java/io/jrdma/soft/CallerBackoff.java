@@ -1,0 +1,160 @@
+package io.jrdma.soft;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Adaptive mode: when a caller's poll that found nothing stops spinning and waits (the kernel's NAPI busy-poll
+ * budget, then the interrupt), and what kind of wait. On idle cores a spinning poll costs nobody anything and answers
+ * at once, so it spins for {@link #SPIN_NS}. On shared cores the same spin takes the CPU the peer (or this process's
+ * other threads) needs to produce what the poll waits for: a requester spinning for ACKs keeps its own peer from
+ * sending them. So while the cores are contended the budget is {@link #CONTENDED_SPIN_NS}, and a bulk transfer's
+ * waits are timed sleeps ({@link #moderated}) rather than waits the next datagram ends.
+ *
+ * <p>Contended means: callers spinning here spent more than a {@link #CONTENDED_SHARE} of their spinning time
+ * switched out (time they slept or worked between polls of their own accord is not spinning time). A gap of more than {@link #SUSPECT_NS} between two empty polls of one spin counts as switched out
+ * when the kernel counts an involuntary context switch of the caller's thread since it last looked
+ * ({@link Preemptions}: a spinning thread is switched out only when another runnable thread wants its core; where
+ * that count cannot be read, a gap of more than {@link #PREEMPTED_NS} counts). The share is taken over every
+ * {@link #SAMPLE_NS} of spinning; a contended verdict holds for {@link #CONTENDED_NS}, then the spin is tried again.
+ * An occasional preemption (a kernel worker, a compiler thread, the engine thread looking in) does not make the cores
+ * contended: two pollers spinning on two cores keep spinning.
+ *
+ * <p>The fields are hints shared by the callers of one device without synchronisation: a lost update costs one
+ * spin more or less, never correctness (every wait is bounded by {@link Engine#CALLER_WAIT_NS} or
+ * {@link #MODERATED_NS}).
+ */
+final class CallerBackoff {
+
+    /** Spin budget of an idle caller on idle cores. */
+    static final long SPIN_NS = TimeUnit.MICROSECONDS.toNanos(500);
+    /** Spin budget while the cores are contended. */
+    static final long CONTENDED_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(30);
+    /** A gap this long between two empty polls of one spin: the caller may have been switched out; ask the kernel. */
+    static final long SUSPECT_NS = TimeUnit.MICROSECONDS.toNanos(10);
+    /** Without the kernel's count: a gap this long between two empty polls of one spin means it was switched out. */
+    static final long PREEMPTED_NS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** Spinning time over which the switched-out share is taken. */
+    static final long SAMPLE_NS = TimeUnit.MICROSECONDS.toNanos(500);
+    /** The share of spinning time switched out above which the cores are contended (one fifth). */
+    static final int CONTENDED_SHARE = 5;
+    /** How long a contended verdict holds. */
+    static final long CONTENDED_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** A contended caller's wait while the data moves in bulk: a timed sleep, not ended by a datagram. */
+    static final long MODERATED_NS = TimeUnit.MICROSECONDS.toNanos(100);
+    /** A wait after which the pass took in at least this many bytes: the data moves in bulk. */
+    static final int BULK_BYTES = 32 * 1024;
+    /** A wait after which the pass did this much work (datagrams in, packets out): a bulk transfer too. */
+    static final int BULK_WORK = 16;
+
+    private final Counters counters;
+    /** The calling thread's involuntary context switches since it last asked, or -1 ({@link Preemptions}). */
+    private final LongSupplier switches;
+
+    /** Since when callers' polls have found nothing to do (0: the last found or did work). */
+    private long idleSinceNs;
+    /** When the last empty poll went on spinning (0: none since the last work or wait). */
+    private long lastSpinNs;
+    /** Spinning time in the current sample, and how much of it the callers were switched out. */
+    private long sampleNs;
+    private long switchedOutNs;
+    /** Until when the cores count as contended. */
+    private long contendedUntilNs;
+    /** Whether the pass after the last wait moved data in bulk ({@link #waited}). */
+    private boolean bulk;
+
+    CallerBackoff(Counters counters) {
+        this(counters, Preemptions::sinceLast);
+    }
+
+    /** With the count of involuntary context switches taken from {@code switches} (tests). */
+    CallerBackoff(Counters counters, LongSupplier switches) {
+        this.counters = counters;
+        this.switches = switches;
+    }
+
+    /** A caller's pass or poll did work, or a post was sent: the next empty poll starts a new spin. */
+    void worked() {
+        idleSinceNs = 0;
+        lastSpinNs = 0;
+    }
+
+    /**
+     * An empty poll at {@code now}: whether the caller should now wait (true) or poll again (false).
+     */
+    boolean shouldWait(long now) {
+        long since = idleSinceNs;
+        if (since == 0) {
+            idleSinceNs = now;
+            lastSpinNs = now;
+            return false;
+        }
+        long last = lastSpinNs;
+        if (last != 0) {
+            sample(now, now - last);
+        }
+        long budget = contended(now) ? CONTENDED_SPIN_NS : SPIN_NS;
+        if (now - since <= budget) {
+            lastSpinNs = now;
+            return false;
+        }
+        lastSpinNs = 0; // the wait that follows is not a gap in a spin
+        return true;
+    }
+
+    /**
+     * Adds one step of a spin, {@code gapNs} long and ending at {@code now}, to the sample; ends the sample with a verdict when it is full. A
+     * long step in which the thread was not switched out involuntarily (it slept or did its own work between polls)
+     * is no spinning time, and is left out.
+     */
+    private void sample(long now, long gapNs) {
+        if (gapNs > SUSPECT_NS) {
+            if (!switchedOut(gapNs)) {
+                return;
+            }
+            switchedOutNs += gapNs;
+        }
+        sampleNs += gapNs;
+        if (sampleNs >= SAMPLE_NS) {
+            if (switchedOutNs * CONTENDED_SHARE > sampleNs) {
+                contendedUntilNs = now + CONTENDED_NS;
+                counters.addAtomic(Counter.CALLER_CONTENDED, 1);
+            }
+            sampleNs = 0;
+            switchedOutNs = 0;
+        }
+    }
+
+    /** Whether a gap of {@code gapNs} in a spin was the calling thread being switched out. */
+    private boolean switchedOut(long gapNs) {
+        long n = switches.getAsLong();
+        return n < 0 ? gapNs > PREEMPTED_NS : n > 0;
+    }
+
+    /**
+     * A wait ended, and the pass after it did {@code work} and took in {@code bytes}: a requester woken by an ACK
+     * that lets it send a window's worth, or a receiver woken by a window's worth of data, moves data in bulk.
+     */
+    void waited(int work, int bytes) {
+        bulk = bytes >= BULK_BYTES || work >= BULK_WORK;
+    }
+
+    /**
+     * Whether a wait at {@code now} should be a timed sleep ({@link #MODERATED_NS}) rather than one the next datagram
+     * ends: on contended cores, while the data moves in bulk (a NIC's interrupt moderation: a receiver woken by every
+     * datagram would take the CPU from its sender after each one). A ping-pong's waits each end with one small
+     * datagram, so it keeps waking at once.
+     */
+    boolean moderated(long now) {
+        if (bulk && contended(now)) {
+            counters.addAtomic(Counter.CALLER_MODERATED_WAITS, 1);
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether the cores count as contended at {@code now}. */
+    boolean contended(long now) {
+        return now - contendedUntilNs < 0;
+    }
+}
