@@ -12,13 +12,14 @@ import java.util.function.LongSupplier;
  * waits are timed sleeps ({@link #moderated}) rather than waits the next datagram ends.
  *
  * <p>Contended means: callers spinning here spent more than a {@link #CONTENDED_SHARE} of their spinning time
- * switched out (time they slept or worked between polls of their own accord is not spinning time). A gap of more than {@link #SUSPECT_NS} between two empty polls of one spin counts as switched out
- * when the kernel counts an involuntary context switch of the caller's thread since it last looked
- * ({@link Preemptions}: a spinning thread is switched out only when another runnable thread wants its core; where
- * that count cannot be read, a gap of more than {@link #PREEMPTED_NS} counts). The share is taken over every
- * {@link #SAMPLE_NS} of spinning; a contended verdict holds for {@link #CONTENDED_NS}, then the spin is tried again.
- * An occasional preemption (a kernel worker, a compiler thread, the engine thread looking in) does not make the cores
- * contended: two pollers spinning on two cores keep spinning.
+ * switched out (time they slept or worked between polls of their own accord is not spinning time). A gap of more
+ * than {@link #SUSPECT_NS} between two empty polls of one spin counts as switched out when the kernel counts an
+ * involuntary context switch of the caller's thread since it last looked ({@link Preemptions}: a spinning thread is
+ * switched out only when another runnable thread wants its core; where that count cannot be read, a gap of more
+ * than {@link #PREEMPTED_NS} counts). The share is taken over every {@link #SAMPLE_NS} of spinning; a contended
+ * verdict holds for {@link #CONTENDED_NS}, then the spin is tried again. An occasional preemption (a kernel worker,
+ * a compiler thread, the engine thread looking in) does not make the cores contended: two pollers spinning on two
+ * cores keep spinning.
  *
  * <p>The fields are hints shared by the callers of one device without synchronisation: a lost update costs one
  * spin more or less, never correctness (every wait is bounded by {@link Engine#CALLER_WAIT_NS} or
@@ -103,9 +104,9 @@ final class CallerBackoff {
     }
 
     /**
-     * Adds one step of a spin, {@code gapNs} long and ending at {@code now}, to the sample; ends the sample with a verdict when it is full. A
-     * long step in which the thread was not switched out involuntarily (it slept or did its own work between polls)
-     * is no spinning time, and is left out.
+     * Adds one step of a spin, {@code gapNs} long and ending at {@code now}, to the sample; ends the sample with a
+     * verdict when it is full. A long step in which the thread was not switched out involuntarily (it slept or did
+     * its own work between polls) is no spinning time, and is left out.
      */
     private void sample(long now, long gapNs) {
         if (gapNs > SUSPECT_NS) {

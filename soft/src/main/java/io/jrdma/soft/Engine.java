@@ -67,7 +67,7 @@ final class Engine implements AutoCloseable {
     private volatile boolean doorbellRung;
     /** A caller's thread is in, or about to enter, a receive that waits (see {@link #progressOrWait}). */
     private volatile boolean waitingInReceive;
-    /** A caller's thread waits on the link ({@link Link#await}) holding the device lock; {@link Link#wakeup} ends it. */
+    /** A caller's thread waits on the link ({@link Link#await}) holding the device lock, until {@link Link#wakeup}. */
     private volatile boolean waitingInPoll;
     /** Adaptive mode: a caller's thread waits for an event and drives the engine meanwhile. */
     private volatile boolean callerWaiting;
@@ -122,7 +122,8 @@ final class Engine implements AutoCloseable {
         return switch (threading) {
             case INVOKER -> true;
             case DEDICATED -> false;
-            case ADAPTIVE -> callerWaiting || callerWaitTaken.get() || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
+            case ADAPTIVE -> callerWaiting || callerWaitTaken.get()
+                    || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
         };
     }
 
