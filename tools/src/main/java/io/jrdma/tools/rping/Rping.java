@@ -35,7 +35,12 @@ final class Rping implements ToolSession {
     static final int CM_ERROR_STATUS = 255;
     private static final Duration RESOLVE_TIMEOUT = Duration.ofMillis(2000);
     private static final Duration SLICE = Duration.ofMillis(50);
-    private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(5);
+    /**
+     * How long a disconnect waits for DISCONNECTED. The CM resends an unanswered DREQ only after its response
+     * timeout (about 6 s with the kernel's settings), and destroying the id ends the resending, so the wait covers
+     * several tries: a DREQ lost on the way must not leave the peer waiting for a disconnect that never comes.
+     */
+    private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(30);
 
     private final RpingOptions o;
     private final PrintStream out;
@@ -210,7 +215,11 @@ final class Rping implements ToolSession {
         return -1;
     }
 
-    /** Disconnects and waits (bounded) for the DISCONNECTED event, so the DREQ/DREP exchange completes. */
+    /**
+     * Disconnects and waits (bounded by {@link #DISCONNECT_WAIT} and {@code --timeout}) for the DISCONNECTED event,
+     * so the DREQ/DREP exchange completes: the CM reports it on the DREP, on the peer's DREQ, or when its DREQ
+     * retries run out.
+     */
     private void disconnect() throws TimeoutException {
         CmId id = connId;
         if (id == null) {
@@ -218,7 +227,9 @@ final class Rping implements ToolSession {
         }
         if (state != RpingState.DISCONNECTED) {
             id.disconnect();
-            long deadline = System.nanoTime() + DISCONNECT_WAIT.toNanos();
+            long wait = o.timeoutMs == 0 ? DISCONNECT_WAIT.toNanos()
+                    : Math.min(DISCONNECT_WAIT.toNanos(), o.timeoutMs * 1_000_000);
+            long deadline = System.nanoTime() + wait;
             while (state != RpingState.DISCONNECTED && state != RpingState.ERROR && System.nanoTime() < deadline) {
                 step(SLICE);
             }

@@ -4,11 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrdma.soft.Threading;
+import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.tools.ChildJvm;
+import io.jrdma.tools.Jrdma;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,23 +44,37 @@ class RpingTest {
         String server = "127.0.206." + (mode.ordinal() + 1) + "1";
         String client = "127.0.206." + (mode.ordinal() + 1) + "2";
         String port = Integer.toString(7200 + mode.ordinal());
-        run(dir, mode, server, client, port, 64, 10);
+        run(dir, mode, server, client, port, 64, 10, List.of());
     }
 
     @Test
     void pingsPageSizedBuffers(@TempDir Path dir) throws Exception {
-        run(dir, Threading.ADAPTIVE, "127.0.206.51", "127.0.206.52", "7210", 4096, 3);
+        run(dir, Threading.ADAPTIVE, "127.0.206.51", "127.0.206.52", "7210", 4096, 3, List.of());
+    }
+
+    /**
+     * The client's DREQ is lost once (its third MAD: QP 1's PSNs are REQ 0, RTU 1, DREQ 2). The CM sends it again
+     * after its response timeout, about 6 s with the default settings, and the client waits for that: had it
+     * exited first, nothing would resend the DREQ and the server would wait for a disconnect forever.
+     */
+    @Test
+    void aLostDreqIsSentAgainBeforeTheClientExits(@TempDir Path dir) throws Exception {
+        run(dir, Threading.ADAPTIVE, "127.0.206.71", "127.0.206.72", "7211", 64, 2,
+                List.of(FaultConfig.PROPERTY + "=drop_psn=2,times=1"));
     }
 
     private static void run(Path dir, Threading mode, String server, String client, String port, int size,
-            int count) throws Exception {
+            int count, List<String> clientProperties) throws Exception {
         String s = Integer.toString(size);
         try (ChildJvm srv = ChildJvm.jrdma(dir, "server", mode, "rxe0=" + server, "rping", "-s", "-v", "-S", s,
                 "-a", server, "-p", port, "--timeout=30")) {
             ChildJvm cli = null;
             for (int attempt = 0; attempt < 10; attempt++) { // until the server's JVM is up and listening
-                cli = ChildJvm.jrdma(dir, "client" + attempt, mode, "rxe0=" + client, "rping", "-c", "-v", "-V",
-                        "-S", s, "-C", Integer.toString(count), "-a", server, "-p", port, "--timeout=30");
+                List<String> props = new ArrayList<>(clientProperties);
+                props.add("jrdma.devices=rxe0=" + client);
+                cli = ChildJvm.start(dir, "client" + attempt, mode, props, Jrdma.class.getName(), List.of("rping",
+                        "-c", "-v", "-V", "-S", s, "-C", Integer.toString(count), "-a", server, "-p", port,
+                        "--timeout=30"));
                 ChildJvm.awaitAll(cli);
                 if (!(cli.status() == Rping.CM_ERROR_STATUS && cli.err().contains("REJECTED, error 8"))) {
                     break;
@@ -78,6 +95,7 @@ class RpingTest {
                 assertEquals(want.toString(), c.out(), c.describe());
                 assertEquals(wantServer.toString(), srv.out(), srv.describe());
                 assertTrue(srv.err().contains("server DISCONNECT EVENT..."), srv.describe());
+                assertTrue(c.err().contains("client DISCONNECT EVENT..."), c.describe());
                 for (String line : (srv.err() + c.err()).lines().toList()) {
                     assertTrue(line.endsWith("DISCONNECT EVENT..."), "unexpected stderr line: " + line);
                 }
