@@ -76,6 +76,11 @@ final class DataPath {
     private long[] recvPosted;
     private final WorkCompletion[] wcs = new WorkCompletion[POLL_BATCH];
     private long lastProgressNs;
+    /**
+     * --timeout in nanoseconds, or {@code Long.MAX_VALUE} without one: {@link #idle} then compares alike with or
+     * without a timeout, so the JIT compiles the same code for the warm-up's runs (which have one) and the user's.
+     */
+    private final long timeoutNs;
     private long idlePolls;
     /** Completions seen (and other progress made), for the timeout message: messages stay constant strings. */
     private long done;
@@ -105,6 +110,7 @@ final class DataPath {
         this.o = o;
         this.tool = o.tool;
         this.out = out;
+        this.timeoutNs = o.timeoutMs > 0 ? o.timeoutMs * 1_000_000L : Long.MAX_VALUE;
         this.context = r.context();
         this.channel = r.channel();
         this.buf = r.buf();
@@ -474,7 +480,7 @@ final class DataPath {
     /** Nothing to do this round: drive the device, back off, and fail after --timeout without progress. */
     void idle(String what) throws TimeoutException {
         context.progress();
-        if (o.timeoutMs > 0 && System.nanoTime() - lastProgressNs > o.timeoutMs * 1_000_000L) {
+        if (System.nanoTime() - lastProgressNs > timeoutNs) {
             throw new TimeoutException("no progress within " + o.timeoutMs + " ms while " + what + " (" + done
                     + " done)");
         }

@@ -1,6 +1,7 @@
 package io.jrdma.tools.perftest;
 
 import io.jrdma.tools.Getopt;
+import io.jrdma.tools.Rehearsal;
 import io.jrdma.tools.perftest.Tool.Verb;
 import io.jrdma.verbs.QpType;
 import java.util.Locale;
@@ -19,7 +20,7 @@ import java.util.Locale;
  * WRITE/READ/atomic bandwidth tests, and every perftest option not listed here. jrdma adds {@code --timeout=SECONDS}
  * (a bound on every wait; default none) and {@code --check} (see {@link Perftest}).
  */
-final class Options {
+final class Options implements Cloneable {
 
     /** perftest's atomic operations, in the order of its atomicType values. */
     enum AtomicType {
@@ -92,6 +93,30 @@ final class Options {
         this.tool = tool;
         this.size = tool.defaultSize();
         this.iters = tool.defaultIters();
+    }
+
+    /**
+     * These options for one side of a {@link Rehearsal}: the client of {@code server} (null: the server) on exchange
+     * port {@code port}, {@code iters} iterations (rounded up to a multiple of {@code -l}) of {@code size} bytes, no
+     * duration, no {@code --check}, every wait bounded by {@link Rehearsal#BOUND_MS}.
+     */
+    Options rehearsal(String server, int port, long iters, long size) {
+        long n = (iters + postList - 1) / postList * postList; // a multiple of the post list, as the run needs
+        Options r;
+        try {
+            r = (Options) clone();
+        } catch (CloneNotSupportedException e) {
+            throw new AssertionError(e);
+        }
+        r.serverName = server;
+        r.port = port;
+        r.iters = n;
+        r.size = size;
+        r.all = false;
+        r.duration = 0;
+        r.check = false;
+        r.timeoutMs = Rehearsal.BOUND_MS;
+        return r;
     }
 
     /**

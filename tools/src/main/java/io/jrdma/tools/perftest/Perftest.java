@@ -4,7 +4,7 @@ import io.jrdma.cm.CmId;
 import io.jrdma.examples.QpConnect;
 import io.jrdma.examples.Resources;
 import io.jrdma.tools.ToolSession;
-import io.jrdma.tools.WarmUp;
+import io.jrdma.tools.Rehearsal;
 import io.jrdma.tools.perftest.Exchange.Dest;
 import io.jrdma.tools.perftest.Tool.Verb;
 import io.jrdma.verbs.Access;
@@ -29,6 +29,7 @@ import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.Verbs;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -76,6 +77,8 @@ final class Perftest implements ToolSession {
     static final int CACHE_LINE = 64;
     /** perftest's DEF_QKEY: the Q_Key of every UD QP, and of every UD send (it is not exchanged). */
     static final int UD_QKEY = 0x11111111;
+    /** The message size a rehearsal of {@code -a} (every size) runs. */
+    private static final long REHEARSAL_ALL_SIZE = 1 << 16;
 
     private final Options o;
     private final Tool tool;
@@ -112,11 +115,20 @@ final class Perftest implements ToolSession {
     private int rxDepth;
     private int cqMod;
 
+    /** A context opened elsewhere that this run uses and leaves open (a {@link Rehearsal}), or null. */
+    private final Context shared;
+
     private Perftest(Options o, PrintStream out, PrintStream err) {
+        this(o, out, err, null);
+    }
+
+    /** A run on {@code shared} (null: the run opens {@code o}'s device, and closes it at the end). */
+    Perftest(Options o, PrintStream out, PrintStream err, Context shared) {
         this.o = o;
         this.tool = o.tool;
         this.out = out;
         this.err = err;
+        this.shared = shared;
     }
 
     /** Runs {@code tool} with {@code args}; returns the exit status (0 success, 1 failure or bad usage). */
@@ -145,7 +157,7 @@ final class Perftest implements ToolSession {
 
     @Override
     public int run() throws Exception {
-        context = Verbs.device(o.ibDev).open();
+        context = shared != null ? shared : Verbs.device(o.ibDev).open();
         DeviceAttr dev = context.queryDevice();
         PortAttr port = context.queryPort(o.ibPort);
         gidIndex = o.gidIndex >= 0 ? o.gidIndex : port.linkLayer() == LinkLayer.INFINIBAND ? -1 : bestGid(port);
@@ -159,7 +171,13 @@ final class Perftest implements ToolSession {
         if (o.duration > 0) {
             cqMod = 1; // jrdma signals every request in duration mode, so that the run drains exactly
         }
-        WarmUp.run(context, o.ibPort, gidIndex, o.size, err);
+        if (shared == null) {
+            long size = o.all ? REHEARSAL_ALL_SIZE : o.size;
+            PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+            boolean rehearsable = o.connection == QpType.RC && !o.rdmaCm;
+            Rehearsal.run(context, o.ibPort, gidIndex, size, rehearsable, err, (server, tcpPort, iters) ->
+                    new Perftest(o.rehearsal(server, tcpPort, iters, size), quiet, quiet, context));
+        }
         if (!o.client()) {
             out.println();
             out.println("************************************");
@@ -451,7 +469,7 @@ final class Perftest implements ToolSession {
             } else {
                 AutoCloseable[] first = qps == null ? null
                         : Stream.concat(Arrays.stream(qps), Arrays.stream(ahs)).toArray(AutoCloseable[]::new);
-                Resources.closeAll(first, sendCq, recvCq, mr, pd, channel, context);
+                Resources.closeAll(first, sendCq, recvCq, mr, pd, channel, shared == null ? context : null);
             }
         } catch (RuntimeException e) {
             if (failure == null) {

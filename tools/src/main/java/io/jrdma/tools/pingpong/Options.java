@@ -1,6 +1,7 @@
 package io.jrdma.tools.pingpong;
 
 import io.jrdma.tools.Getopt;
+import io.jrdma.tools.Rehearsal;
 
 /**
  * The command line of ibv_rc_pingpong / ibv_ud_pingpong, parsed as their getopt_long does: short options with the
@@ -15,7 +16,7 @@ import io.jrdma.tools.Getopt;
  * validate the received buffer (rc), {@code -o/--odp} on-demand paging (rc; the soft device has none). jrdma adds
  * {@code --timeout=SECONDS}: a bound on every wait (default: none, as the real tools).
  */
-final class Options {
+final class Options implements Cloneable {
 
     /** The transport the tool runs. */
     enum Kind {
@@ -51,6 +52,24 @@ final class Options {
     private Options(Kind kind) {
         this.kind = kind;
         this.size = kind.defaultSize;
+    }
+
+    /**
+     * These options for one side of a {@link Rehearsal}: the client of {@code server} (null: the server) on port
+     * {@code port}, {@code iters} exchanges, every wait bounded by {@link Rehearsal#BOUND_MS}.
+     */
+    Options rehearsal(String server, int port, long iters) {
+        Options r;
+        try {
+            r = (Options) clone();
+        } catch (CloneNotSupportedException e) {
+            throw new AssertionError(e);
+        }
+        r.serverName = server;
+        r.port = port;
+        r.iters = iters;
+        r.timeoutMs = Rehearsal.BOUND_MS;
+        return r;
     }
 
     /**

@@ -1,0 +1,176 @@
+package io.jrdma.tools;
+
+import io.jrdma.soft.SoftProvider;
+import io.jrdma.verbs.Context;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The JIT warm-up of a perftest or pingpong tool: the tool itself, run in this process against itself before it
+ * meets its peer. A server thread and the calling thread run the same test with the user's options (verb,
+ * connection type, size, depths, events) on the tool's own device, exchanging over loopback TCP, so the code the
+ * measured run will execute (the tool's loops, the device's data path, and the waits between them) is compiled,
+ * with the branch profile of the real run, before the measurement starts. A generic warm-up loop compiles the
+ * device's code with another profile: on the first real packets the compiled code hit branches it had never seen,
+ * was thrown away and compiled again, and the compiler threads took the measured threads' cores meanwhile (default
+ * {@code ib_send_lat}, 1,000 iterations: t_typical 35 - 55 µs where a warm run takes 5).
+ *
+ * <p>Then it waits, asleep, until the compiler has nothing left to do (its total compilation time stops growing), at
+ * most {@link #QUIET_MS}: compilations still queued would run beside the measured threads.
+ *
+ * <p>Each side runs {@link #ROUNDS} rounds of at most {@link WarmUp#iterations()} iterations ({@code jrdma.warmup},
+ * 0 turns it off) and {@link #BYTES} of messages, the later ones sized to take about {@link #ROUND_NS}. Soft
+ * devices only: a native device's data path is the NIC's and the kernel's, and gets {@link WarmUp}'s loop. The
+ * device's counters see the rehearsal's packets, as they see {@link WarmUp}'s.
+ */
+public final class Rehearsal {
+
+    /** Makes one side of a rehearsal: a run of the tool with the user's options but these. */
+    @FunctionalInterface
+    public interface Sides {
+        /**
+         * The tool's run as the client of {@code server} (null: as the server) on exchange port {@code port}, for
+         * {@code iters} iterations of one size, with every wait bounded by {@link #BOUND_MS}, printing nothing, on
+         * the rehearsal's context (left open).
+         */
+        ToolSession side(String server, int port, long iters);
+    }
+
+    /** Every wait of a rehearsal side (the exchange, a poll without progress) gives up after this long. */
+    public static final long BOUND_MS = 10_000;
+    /** The rehearsal's messages, at most, in bytes. */
+    static final long BYTES = 256L << 20;
+    /** The iterations of the first round: a cold run's cost, from which the next rounds are sized. */
+    static final long FIRST_ROUND = 1_000;
+    /** How long each later round may take, going by the last round's cost per iteration. */
+    static final long ROUND_NS = TimeUnit.SECONDS.toNanos(1);
+    /** The longest wait for the compiler to go quiet after the rehearsal. */
+    static final long QUIET_MS = 1_000;
+    private static final long QUIET_STEP_MS = 20;
+    /**
+     * Three rounds: a short one to measure the cost of an iteration, one that compiles the run's loops, and one in
+     * which the steps a run takes only once (connecting a QP, its first packets) meet compiled code that has not seen
+     * them yet and send it back to be compiled with them, before the measured run rather than inside it.
+     */
+    private static final int ROUNDS = 3;
+    private static final long MIN_ITERS = 100;
+
+    private Rehearsal() {
+    }
+
+    /**
+     * Rehearses a run of {@code size}-byte messages on {@code ctx} with the sides {@code sides} makes, when
+     * {@code rehearsable} (a reliable connection the tool makes itself: over UC and UD a rehearsal's receiver could
+     * miss a message and wait for it, and the connection manager's listeners are the device's) and the device is
+     * soft; otherwise {@link WarmUp}'s loop (port {@code port}, {@code gidIndex}: the run's GID index or -1, failures
+     * said on {@code err}). A rehearsal that fails is dropped without a word: the run then reports what is wrong.
+     *
+     * @return the iterations each side ran
+     */
+    public static long run(Context ctx, int port, int gidIndex, long size, boolean rehearsable, PrintStream err,
+            Sides sides) {
+        int budget = WarmUp.iterations();
+        if (budget == 0) {
+            return 0;
+        }
+        if (!rehearsable || !SoftProvider.NAME.equals(ctx.device().provider())) {
+            return WarmUp.run(ctx, port, gidIndex, size, err);
+        }
+        long cap = Math.clamp(BYTES / Math.max(1, size), MIN_ITERS, Math.max(MIN_ITERS, budget));
+        long iters = Math.min(FIRST_ROUND, cap);
+        long total = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            long start = System.nanoTime();
+            if (!rehearse(sides, iters)) {
+                return total;
+            }
+            total += iters;
+            long perIteration = Math.max(1, (System.nanoTime() - start) / iters);
+            iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
+        }
+        untilCompilerQuiet();
+        return total;
+    }
+
+    /** One rehearsal: both sides of the run; false when it failed. */
+    private static boolean rehearse(Sides sides, long iters) {
+        try {
+            int port = freePort();
+            Side server = new Side(sides.side(null, port, iters), "server");
+            Thread t = Thread.ofPlatform().name("jrdma-rehearsal").daemon().start(server);
+            Side client = new Side(sides.side(InetAddress.getLoopbackAddress().getHostAddress(), port, iters),
+                    "client");
+            client.run();
+            t.join(BOUND_MS + 2_000);
+            return client.failure == null && server.failure == null && !t.isAlive();
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** One side of the rehearsal: the tool's run, and how it failed (null: it did not). */
+    private static final class Side implements Runnable {
+        private final ToolSession session;
+        private final String name;
+        private volatile Throwable failure;
+
+        Side(ToolSession session, String name) {
+            this.session = session;
+            this.name = name;
+        }
+
+        @Override
+        public void run() {
+            try {
+                if (session.run() != 0) {
+                    failure = new IllegalStateException("the rehearsal's " + name + " failed");
+                }
+            } catch (Exception | AssertionError e) {
+                failure = e;
+            } finally {
+                try {
+                    session.close();
+                } catch (RuntimeException e) {
+                    failure = failure != null ? failure : e;
+                }
+            }
+        }
+    }
+
+    /** A TCP port nothing listens on now, for the rehearsal's exchange. */
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Sleeps while the JIT compiler works (its total compilation time grows), at most {@link #QUIET_MS}. */
+    private static void untilCompilerQuiet() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return;
+        }
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUIET_MS);
+        long before = jit.getTotalCompilationTime();
+        try {
+            while (System.nanoTime() - end < 0) {
+                Thread.sleep(QUIET_STEP_MS);
+                long now = jit.getTotalCompilationTime();
+                if (now == before) {
+                    return;
+                }
+                before = now;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
