@@ -10,9 +10,9 @@ import io.jrdma.tools.Rehearsal;
  * positional argument, the server's host name (none: this side is the server).
  *
  * <p>Flags: {@code -p/--port} TCP port (18515), {@code -d/--ib-dev} device (first found), {@code -i/--ib-port} port
- * (1), {@code -s/--size} message size (4096 rc, 2048 ud), {@code -m/--mtu} path MTU (1024, rc only), {@code -r/--rx-depth}
- * receives posted at a time (500), {@code -n/--iters} exchanges (1000), {@code -l/--sl} service level, {@code -e/--events}
- * sleep on CQ events, {@code -g/--gid-idx} local GID index (none: no GRH, which RoCE cannot do), {@code -c/--chk}
+ * (1), {@code -s/--size} message size (4096 rc, 2048 ud), {@code -m/--mtu} path MTU (1024, rc only),
+ * {@code -r/--rx-depth} receives posted at a time (500), {@code -n/--iters} exchanges (1000), {@code -l/--sl} service
+ * level, {@code -e/--events} sleep on CQ events, {@code -g/--gid-idx} local GID index (none: no GRH, which RoCE cannot do), {@code -c/--chk}
  * validate the received buffer (rc), {@code -o/--odp} on-demand paging (rc; the soft device has none). jrdma adds
  * {@code --timeout=SECONDS}: a bound on every wait (default: none, as the real tools).
  */
