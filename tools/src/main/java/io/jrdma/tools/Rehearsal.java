@@ -3,6 +3,7 @@ package io.jrdma.tools;
 import io.jrdma.soft.SoftProvider;
 import io.jrdma.verbs.Context;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -35,11 +36,13 @@ public final class Rehearsal {
     public interface Sides {
         /**
          * The tool's run as the client of {@code server} (null: as the server) on exchange port {@code port}, for
-         * {@code iters} iterations of one size, with every wait bounded by {@link #BOUND_MS}, printing nothing, on
-         * the rehearsal's context (left open).
+         * {@code iters} iterations of one size, with every wait bounded by {@link #BOUND_MS}, printing to
+         * {@code quiet} (nowhere), on the rehearsal's context (left open).
          */
-        ToolSession side(String server, int port, long iters);
+        ToolSession side(String server, int port, long iters, PrintStream quiet);
     }
+
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
     /** Every wait of a rehearsal side (the exchange, a poll without progress) gives up after this long. */
     public static final long BOUND_MS = 10_000;
@@ -101,13 +104,12 @@ public final class Rehearsal {
     private static boolean rehearse(Sides sides, long iters) {
         try {
             int port = freePort();
-            Side server = new Side(sides.side(null, port, iters), "server");
+            Side server = new Side(sides.side(null, port, iters, QUIET));
             Thread t = Thread.ofPlatform().name("jrdma-rehearsal").daemon().start(server);
-            Side client = new Side(sides.side(InetAddress.getLoopbackAddress().getHostAddress(), port, iters),
-                    "client");
+            Side client = new Side(sides.side(InetAddress.getLoopbackAddress().getHostAddress(), port, iters, QUIET));
             client.run();
             t.join(BOUND_MS + 2_000);
-            return client.failure == null && server.failure == null && !t.isAlive();
+            return client.ok && server.ok && !t.isAlive();
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {
@@ -116,32 +118,30 @@ public final class Rehearsal {
         }
     }
 
-    /** One side of the rehearsal: the tool's run, and how it failed (null: it did not). */
+    /** One side of the rehearsal: the tool's run, and whether it succeeded (why not is the real run's to say). */
     private static final class Side implements Runnable {
         private final ToolSession session;
-        private final String name;
-        private volatile Throwable failure;
+        private volatile boolean ok;
 
-        Side(ToolSession session, String name) {
+        Side(ToolSession session) {
             this.session = session;
-            this.name = name;
         }
 
         @Override
         public void run() {
+            boolean ran = false;
             try {
-                if (session.run() != 0) {
-                    failure = new IllegalStateException("the rehearsal's " + name + " failed");
-                }
+                ran = session.run() == 0;
             } catch (Exception | AssertionError e) {
-                failure = e;
+                ran = false;
             } finally {
                 try {
                     session.close();
                 } catch (RuntimeException e) {
-                    failure = failure != null ? failure : e;
+                    ran = false;
                 }
             }
+            ok = ran;
         }
     }
 

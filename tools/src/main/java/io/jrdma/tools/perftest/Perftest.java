@@ -29,7 +29,6 @@ import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.Verbs;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -173,9 +172,8 @@ final class Perftest implements ToolSession {
         }
         if (shared == null) {
             long size = o.all ? REHEARSAL_ALL_SIZE : o.size;
-            PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
             boolean rehearsable = o.connection == QpType.RC && !o.rdmaCm;
-            Rehearsal.run(context, o.ibPort, gidIndex, size, rehearsable, err, (server, tcpPort, iters) ->
+            Rehearsal.run(context, o.ibPort, gidIndex, size, rehearsable, err, (server, tcpPort, iters, quiet) ->
                     new Perftest(o.rehearsal(server, tcpPort, iters, size), quiet, quiet, context));
         }
         if (!o.client()) {

@@ -28,7 +28,6 @@ import io.jrdma.verbs.Verbs;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -113,8 +112,8 @@ final class Pingpong implements ToolSession {
         }
         context = shared != null ? shared : Verbs.device(o.ibDev).open();
         if (shared == null) {
-            PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
-            Rehearsal.run(context, o.ibPort, o.gidIdx, o.size, o.kind == Kind.RC, err, (server, tcpPort, iters) ->
+            Rehearsal.run(context, o.ibPort, o.gidIdx, o.size, o.kind == Kind.RC, err,
+                    (server, tcpPort, iters, quiet) ->
                     new Pingpong(o.rehearsal(server, tcpPort, iters), quiet, quiet, context));
         }
         boolean ud = o.kind == Kind.UD;

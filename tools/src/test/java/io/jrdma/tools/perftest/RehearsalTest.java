@@ -10,7 +10,6 @@ import io.jrdma.tools.Rehearsal;
 import io.jrdma.tools.ToolSession;
 import io.jrdma.verbs.Context;
 import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,7 +25,6 @@ class RehearsalTest {
 
     private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
     private final PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
-    private final PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
 
     @AfterEach
     void clear() {
@@ -40,9 +38,9 @@ class RehearsalTest {
             Options o = Options.parse(Tool.IB_SEND_LAT, new String[] {"-d", "rehearse", "-s", "2", "-n", "50"});
             AtomicInteger sides = new AtomicInteger();
             long sendsBefore = counter(ctx, Counter.RDMA_SENDS);
-            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n) -> {
+            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n, out) -> {
                 sides.incrementAndGet();
-                return new Perftest(o.rehearsal(server, port, n, 2), quiet, quiet, ctx);
+                return new Perftest(o.rehearsal(server, port, n, 2), out, out, ctx);
             });
             String said = errBytes.toString(StandardCharsets.UTF_8);
             // a first round of 1,000, then two sized by the cost of an iteration, each at most the setting
@@ -54,7 +52,7 @@ class RehearsalTest {
             assertEquals("", said);
             // the context stays open and usable for the tool's own run
             assertTrue(Rehearsal.run(ctx, 1, -1, 2, true, err,
-                    (server, port, n) -> new Perftest(o.rehearsal(server, port, n, 2), quiet, quiet, ctx)) > 0,
+                    (server, port, n, out) -> new Perftest(o.rehearsal(server, port, n, 2), out, out, ctx)) > 0,
                     "a second rehearsal on the same context; " + errBytes.toString(StandardCharsets.UTF_8));
         }
     }
@@ -63,7 +61,7 @@ class RehearsalTest {
     void usesTheGenericLoopWhereARehearsalCannotRun() {
         System.setProperty("jrdma.warmup", "120");
         try (Context ctx = SoftDevice.builder().name("loop").address("127.0.223.2").build().open()) {
-            long iters = Rehearsal.run(ctx, 1, -1, 64, false, err, (server, port, n) -> {
+            long iters = Rehearsal.run(ctx, 1, -1, 64, false, err, (server, port, n, out) -> {
                 throw new AssertionError("no rehearsal over UC, UD or the connection manager");
             });
             assertEquals(120, iters, errBytes.toString(StandardCharsets.UTF_8));
@@ -75,7 +73,7 @@ class RehearsalTest {
         System.setProperty("jrdma.warmup", "1000");
         try (Context ctx = SoftDevice.builder().name("fails").address("127.0.223.3").build().open()) {
             long start = System.nanoTime();
-            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n) -> new ToolSession() {
+            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n, out) -> new ToolSession() {
                 @Override
                 public int run() {
                     throw new IllegalArgumentException("bad options");
@@ -95,7 +93,7 @@ class RehearsalTest {
     void offWhenSetToZero() {
         System.setProperty("jrdma.warmup", "0");
         try (Context ctx = SoftDevice.builder().name("off").address("127.0.223.4").build().open()) {
-            assertEquals(0, Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n) -> {
+            assertEquals(0, Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n, out) -> {
                 throw new AssertionError("no rehearsal when turned off");
             }));
         }
