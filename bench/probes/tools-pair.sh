@@ -8,7 +8,8 @@
 #   bench/probes/tools-pair.sh /tmp/old ib_send_lat -n 20000 -s 2   # DIR: a folder with jrdma-tools-*.jar and lib/
 #   bench/probes/tools-pair.sh rc_pingpong -n 1000 -s 64 -g 1
 #
-# DIR defaults to tools/target. Logs: ${PAIR_LOGS:-a temp dir} (server.log, client.log).
+# DIR defaults to tools/target. Logs: ${PAIR_LOGS:-a temp dir} (server.log, client.log). PAIR_THREADING=MODE runs
+# both sides with JRDMA_THREADING=MODE (invoker, dedicated) instead of the default.
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 # shellcheck source=../../scripts/java-home.sh
@@ -27,6 +28,7 @@ logs=${PAIR_LOGS:-$(mktemp -d /tmp/tools-pair.XXXXXX)}
 mkdir -p "$logs"
 port=${PAIR_PORT:-18601}
 unset "${!JRDMA_@}"
+if [[ -n ${PAIR_THREADING:-} ]]; then export JRDMA_THREADING=$PAIR_THREADING; fi
 
 JRDMA_DEVICES=rxe0=127.0.77.1 timeout 120 "$java" -jar "$jar" "$tool" -d rxe0 -p "$port" "$@" \
     >"$logs/server.log" 2>&1 &

@@ -4,12 +4,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * Adaptive mode: when a caller's poll that found nothing stops spinning and waits (the kernel's NAPI busy-poll
- * budget, then the interrupt), and what kind of wait. On idle cores a spinning poll costs nobody anything and answers
- * at once, so it spins for {@link #SPIN_NS}. On shared cores the same spin takes the CPU the peer (or this process's
- * other threads) needs to produce what the poll waits for: a requester spinning for ACKs keeps its own peer from
- * sending them. So while the cores are contended the budget is {@link #CONTENDED_SPIN_NS}, and a bulk transfer's
- * waits are timed sleeps ({@link #moderated}) rather than waits the next datagram ends.
+ * Adaptive mode: when a caller's poll that found nothing stops spinning and waits (the kernel's NAPI busy-poll budget,
+ * then the interrupt), and what kind of wait. On idle cores a spinning poll costs nobody anything and answers at once,
+ * so it spins for {@link #SPIN_NS}, far longer than the kernel's migration cost (500 µs): a caller that sleeps sooner
+ * is what keeps two processes that ping-pong on one core. The datagram that ends a caller's wait is sent from the
+ * peer's core, and the kernel wakes the sleeper there (a sync wake-up expects the waker to sleep soon), so after one
+ * stall of either side (a compiler thread, the hypervisor) both can end up on one core while the other idles: one
+ * spins, the other waits behind it until the spin gives up and sleeps, and then the roles swap. Each ran less than the
+ * migration cost ago, so both stay cache-hot to the scheduler and the idle core never pulls one over. With a 500 µs
+ * budget, every message then cost a budget: the 280 - 520 µs iterations of a third of the default {@code ib_send_lat}
+ * runs (seen with {@code perf sched}: both threads on core 0, wake-ups aimed at core 0, core 1 idle). A thread that
+ * waits behind a longer spin goes cold, the idle core takes it, and two pollers that spin on two cores never wake each
+ * other again. The price: a thread a poller's datagram wakes (a sleeping peer's engine thread, a channel waiter) waits
+ * behind the spin until then, about a millisecond instead of the old budget's 500 µs (contention.md). On shared cores
+ * the same spin takes the CPU the peer (or this process's other threads) needs to produce what the poll waits for: a
+ * requester spinning for ACKs keeps its own peer from sending them. So while the cores are contended the budget is
+ * {@link #CONTENDED_SPIN_NS}, and a bulk transfer's waits are timed sleeps ({@link #moderated}) rather than waits the
+ * next datagram ends.
  *
  * <p>Contended means: callers spinning here spent more than a {@link #CONTENDED_SHARE} of their spinning time
  * switched out (time they slept or worked between polls of their own accord is not spinning time). A gap of more
@@ -28,7 +39,7 @@ import java.util.function.LongSupplier;
 final class CallerBackoff {
 
     /** Spin budget of an idle caller on idle cores. */
-    static final long SPIN_NS = TimeUnit.MICROSECONDS.toNanos(500);
+    static final long SPIN_NS = TimeUnit.MILLISECONDS.toNanos(10);
     /** Spin budget while the cores are contended. */
     static final long CONTENDED_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(30);
     /** A gap this long between two empty polls of one spin: the caller may have been switched out; ask the kernel. */

@@ -366,6 +366,9 @@ final class Engine implements AutoCloseable {
      */
     private void run() {
         boolean adaptive = threading == Threading.ADAPTIVE;
+        if (adaptive) {
+            BatchPolicy.apply(); // its looks while callers drive must not preempt them (the class says why)
+        }
         boolean parked = false;
         while (running) {
             if (adaptive && !doorbellRung && callersDrive()) {

@@ -45,6 +45,15 @@ class CallerBackoffTest {
     }
 
     @Test
+    void aQuietSpinOutlastsTheSchedulersMigrationCost() {
+        // Linux keeps a thread that ran within sched_migration_cost (500 us) where it is: a poller that sleeps
+        // sooner, waking on its sender's core, kept two ping-pong processes on one core (contention.md)
+        long migrationCost = TimeUnit.MICROSECONDS.toNanos(500);
+        long spun = spinUntilWait(US, 100 * CallerBackoff.SPIN_NS);
+        assertTrue(spun >= 10 * migrationCost, "a quiet spin gave up after " + spun + " ns");
+    }
+
+    @Test
     void workStartsANewSpin() {
         spinUntilWait(US, 10 * CallerBackoff.SPIN_NS);
         backoff.worked();

@@ -1,0 +1,64 @@
+package io.jrdma.soft;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Puts the calling thread under Linux's {@code SCHED_BATCH} policy ({@code sched_setscheduler(2)} on the thread
+ * itself, through the FFM API). A batch thread gets the same share of the CPU as any other of its nice value, but its
+ * wake-ups never preempt the thread running on a core: it runs when a core is free or when that thread's turn ends.
+ * The adaptive engine thread takes it: it parks while the application's threads drive the engine and wakes now and
+ * then to see whether they still do, and each such look used to take a core from a spinning caller for a few
+ * microseconds (the slowest iterations of a short ping-pong). When the callers stop, their cores go idle and the
+ * engine thread runs at once. Any thread may switch itself to this policy and back without privileges. Where the
+ * call is not bound (not Linux LP64, native access denied), {@link #apply} does nothing.
+ */
+final class BatchPolicy {
+
+    private static final int SCHED_BATCH = 3;
+    private static final MethodHandle SETSCHEDULER = bind();
+
+    private BatchPolicy() {
+    }
+
+    @SuppressWarnings("restricted") // the descriptor matches sched_setscheduler(2) on Linux LP64
+    private static MethodHandle bind() {
+        String os = System.getProperty("os.name", "");
+        String arch = System.getProperty("os.arch", "");
+        if (!os.equals("Linux") || !(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))) {
+            return null;
+        }
+        try {
+            Linker linker = Linker.nativeLinker();
+            MemorySegment symbol = linker.defaultLookup().find("sched_setscheduler").orElse(null);
+            if (symbol == null) {
+                return null;
+            }
+            return linker.downcallHandle(symbol, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /**
+     * Switches the calling thread to {@code SCHED_BATCH} (priority 0, its nice value unchanged).
+     *
+     * @return whether it did
+     */
+    static boolean apply() {
+        if (SETSCHEDULER == null) {
+            return false;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment param = arena.allocate(ValueLayout.JAVA_INT); // struct sched_param { int priority = 0; }
+            return (int) SETSCHEDULER.invokeExact(0, SCHED_BATCH, param) == 0;
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+}

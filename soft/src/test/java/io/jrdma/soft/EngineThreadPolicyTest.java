@@ -1,0 +1,70 @@
+package io.jrdma.soft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jrdma.verbs.Context;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine thread's scheduling policy, read from Linux's /proc: an adaptive device's thread runs under
+ * {@code SCHED_BATCH} ({@link BatchPolicy}), so that its looks at callers that drive the engine never preempt them; a
+ * dedicated device's thread, which does all the work, keeps the normal policy.
+ */
+class EngineThreadPolicyTest {
+
+    private static final int SCHED_OTHER = 0;
+    private static final int SCHED_BATCH = 3;
+
+    @Test
+    void anAdaptiveEngineThreadIsABatchThreadAndADedicatedOneIsNot() throws Exception {
+        assumeTrue(Files.isReadable(Path.of("/proc/self/task")), "needs Linux's /proc");
+        // device names of two characters: the thread names "jrdma-engine-aP" and "-dP" fit Linux's 15 characters
+        try (Context adaptive = SoftDevice.builder().name("aP").address("127.0.151.1").threading(Threading.ADAPTIVE)
+                .build().open();
+                Context dedicated = SoftDevice.builder().name("dP").address("127.0.151.2")
+                        .threading(Threading.DEDICATED).build().open()) {
+            assertEquals(SCHED_BATCH, awaitPolicy("jrdma-engine-" + adaptive.device().name(), SCHED_BATCH),
+                    "adaptive engine thread");
+            assertEquals(SCHED_OTHER, awaitPolicy("jrdma-engine-" + dedicated.device().name(), SCHED_OTHER),
+                    "dedicated engine thread");
+        }
+    }
+
+    /** The policy of this process's thread named {@code comm} once it is {@code expected}, or after 5 s, the last. */
+    private static int awaitPolicy(String comm, int expected) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int policy;
+        do {
+            policy = policy(comm);
+            if (policy == expected) {
+                return policy;
+            }
+            Thread.sleep(10);
+        } while (System.nanoTime() - deadline < 0);
+        return policy;
+    }
+
+    /** The scheduling policy (the 41st field of its stat) of this process's thread named {@code comm}, or -1. */
+    private static int policy(String comm) throws IOException {
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                try {
+                    if (Files.readString(task.resolve("comm")).strip().equals(comm)) {
+                        String stat = Files.readString(task.resolve("stat"));
+                        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).strip().split(" ");
+                        return Integer.parseInt(fields[41 - 3]); // fields[0] is the 3rd, the state
+                    }
+                } catch (IOException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return -1;
+    }
+}
