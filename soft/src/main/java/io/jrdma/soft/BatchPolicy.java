@@ -2,7 +2,6 @@ package io.jrdma.soft;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -25,24 +24,10 @@ final class BatchPolicy {
     private BatchPolicy() {
     }
 
-    @SuppressWarnings("restricted") // the descriptor matches sched_setscheduler(2) on Linux LP64
     private static MethodHandle bind() {
-        String os = System.getProperty("os.name", "");
-        String arch = System.getProperty("os.arch", "");
-        if (!os.equals("Linux") || !(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))) {
-            return null;
-        }
-        try {
-            Linker linker = Linker.nativeLinker();
-            MemorySegment symbol = linker.defaultLookup().find("sched_setscheduler").orElse(null);
-            if (symbol == null) {
-                return null;
-            }
-            return linker.downcallHandle(symbol, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-        } catch (RuntimeException | LinkageError e) {
-            return null;
-        }
+        return LinuxCall.bind("sched_setscheduler", // sched_setscheduler(2) on Linux LP64
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                        ValueLayout.ADDRESS));
     }
 
     /**

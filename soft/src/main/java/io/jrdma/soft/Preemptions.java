@@ -27,25 +27,10 @@ final class Preemptions {
     private Preemptions() {
     }
 
-    @SuppressWarnings("restricted") // the descriptor matches getrusage(2) on Linux LP64
     private static MethodHandle bind() {
-        String os = System.getProperty("os.name", "");
-        String arch = System.getProperty("os.arch", "");
-        if (!os.equals("Linux") || !(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))) {
-            return null;
-        }
-        try {
-            Linker linker = Linker.nativeLinker();
-            MemorySegment symbol = linker.defaultLookup().find("getrusage").orElse(null);
-            if (symbol == null) {
-                return null;
-            }
-            return linker.downcallHandle(symbol,
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
-                    Linker.Option.critical(false));
-        } catch (RuntimeException | LinkageError e) {
-            return null;
-        }
+        return LinuxCall.bind("getrusage", // getrusage(2) on Linux LP64
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
+                Linker.Option.critical(false));
     }
 
     /** Whether {@link #sinceLast} reads the kernel's count. */
