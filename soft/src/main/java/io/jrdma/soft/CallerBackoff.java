@@ -15,12 +15,12 @@ import java.util.function.LongSupplier;
  * budget, every message then cost a budget: the 280 - 520 µs iterations of a third of the default {@code ib_send_lat}
  * runs (seen with {@code perf sched}: both threads on core 0, wake-ups aimed at core 0, core 1 idle). A thread that
  * waits behind a longer spin goes cold, the idle core takes it, and two pollers that spin on two cores never wake each
- * other again. The price: a thread a poller's datagram wakes (a sleeping peer's engine thread, a channel waiter) waits
- * behind the spin until then, about a millisecond instead of the old budget's 500 µs (contention.md). On shared cores
- * the same spin takes the CPU the peer (or this process's other threads) needs to produce what the poll waits for: a
- * requester spinning for ACKs keeps its own peer from sending them. So while the cores are contended the budget is
- * {@link #CONTENDED_SPIN_NS}, and a bulk transfer's waits are timed sleeps ({@link #moderated}) rather than waits the
- * next datagram ends.
+ * other again. The same wake-up puts a thread that the datagram of a poller back from being away wakes (a sleeping
+ * peer's engine thread, a channel waiter) behind that poller's spin, where it would wait about a millisecond for the
+ * idle core: so that first spin yields the core once ({@link #shouldYield}). On shared cores the same spin takes the
+ * CPU the peer (or this process's other threads) needs to produce what the poll waits for: a requester spinning for
+ * ACKs keeps its own peer from sending them. So while the cores are contended the budget is {@link #CONTENDED_SPIN_NS},
+ * and a bulk transfer's waits are timed sleeps ({@link #moderated}) rather than waits the next datagram ends.
  *
  * <p>Contended means: callers spinning here spent more than a {@link #CONTENDED_SHARE} of their spinning time
  * switched out (time they slept or worked between polls of their own accord is not spinning time). A gap of more
@@ -40,6 +40,10 @@ final class CallerBackoff {
 
     /** Spin budget of an idle caller on idle cores. */
     static final long SPIN_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** A caller whose last empty poll is older than this was away (asleep, computing) before the current spin. */
+    static final long AWAY_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** The first spin after being away yields the core once, after this long without an answer. */
+    static final long YIELD_AFTER_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** Spin budget while the cores are contended. */
     static final long CONTENDED_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(30);
     /** A gap this long between two empty polls of one spin: the caller may have been switched out; ask the kernel. */
@@ -74,6 +78,9 @@ final class CallerBackoff {
     private long contendedUntilNs;
     /** Whether the pass after the last wait moved data in bulk ({@link #waited}). */
     private boolean bulk;
+    /** When the last empty poll was, and when the current spin yields its core (0: it does not). */
+    private long lastEmptyPollNs;
+    private long yieldAtNs;
 
     CallerBackoff(Counters counters) {
         this(counters, Preemptions::sinceLast);
@@ -96,9 +103,12 @@ final class CallerBackoff {
      */
     boolean shouldWait(long now) {
         long since = idleSinceNs;
+        long lastEmpty = lastEmptyPollNs;
+        lastEmptyPollNs = now;
         if (since == 0) {
             idleSinceNs = now;
             lastSpinNs = now;
+            yieldAtNs = lastEmpty == 0 || now - lastEmpty > AWAY_NS ? now + YIELD_AFTER_NS : 0;
             return false;
         }
         long last = lastSpinNs;
@@ -112,6 +122,30 @@ final class CallerBackoff {
         }
         lastSpinNs = 0; // the wait that follows is not a gap in a spin
         return true;
+    }
+
+    /**
+     * After {@link #shouldWait} said spin on at {@code now}: whether the caller should first yield its core, once, in
+     * the first spin after it was away ({@link #AWAY_NS}) and {@link #YIELD_AFTER_NS} into it. A caller that comes
+     * back, sends and spins for the answer woke the thread that answers it on the same host behind itself (a sync
+     * wake-up: a sleeping peer's engine thread, a channel waiter), which now runs. A ping-pong's callers are never
+     * away, so their spins do not yield: a yield keeps the thread behind the spin cache-hot, and two pollers sharing a
+     * core would then alternate on it instead of the idle core taking one.
+     */
+    boolean shouldYield(long now) {
+        long at = yieldAtNs;
+        if (at == 0 || now - at < 0 || contended(now)) {
+            return false;
+        }
+        yieldAtNs = 0;
+        return true;
+    }
+
+    /** The yield {@link #shouldYield} asked for returned at {@code now}: its time is no gap in the spin. */
+    void yielded(long now) {
+        if (lastSpinNs != 0) {
+            lastSpinNs = now;
+        }
     }
 
     /**

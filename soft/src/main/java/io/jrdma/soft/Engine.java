@@ -272,6 +272,10 @@ final class Engine implements AutoCloseable {
         }
         long now = System.nanoTime();
         if (!backoff.shouldWait(now) || doorbellRung) {
+            if (backoff.shouldYield(now)) {
+                Thread.yield(); // the thread that answers may have been woken behind this caller, on its core
+                backoff.yielded(System.nanoTime());
+            }
             return -1;
         }
         if (callerWaitTaken.compareAndSet(false, true)) {

@@ -54,6 +54,35 @@ class CallerBackoffTest {
     }
 
     @Test
+    void theFirstSpinAfterBeingAwayYieldsOnceAndAPingPongsSpinsNever() {
+        int yields = spinYields(200); // the first spin: nothing before it, so the caller was away
+        assertEquals(1, yields, "one yield, " + CallerBackoff.YIELD_AFTER_NS + " ns into the spin");
+        for (int message = 0; message < 100; message++) { // a ping-pong: answers every 60 us, never away
+            assertEquals(0, spinYields(60), "message " + message);
+        }
+        now += CallerBackoff.AWAY_NS + US; // the application slept
+        assertEquals(1, spinYields(200), "back from being away");
+        makeContended(1);
+        now += CallerBackoff.AWAY_NS + US;
+        assertEquals(0, spinYields(60), "a contended spin waits after 30 us instead; it does not yield");
+    }
+
+    /** A spin of {@code steps} empty polls 1 us apart, then work; how many times it was told to yield. */
+    private int spinYields(int steps) {
+        int yields = 0;
+        for (int i = 0; i < steps; i++) {
+            backoff.shouldWait(now);
+            if (backoff.shouldYield(now)) {
+                yields++;
+                backoff.yielded(now);
+            }
+            now += US;
+        }
+        backoff.worked();
+        return yields;
+    }
+
+    @Test
     void workStartsANewSpin() {
         spinUntilWait(US, 10 * CallerBackoff.SPIN_NS);
         backoff.worked();
