@@ -105,11 +105,14 @@ public enum Counter {
      */
     MAD_AGENT_DROPPED("mad_agent_dropped"),
     /**
-     * Adaptive threading: times the callers' polls found the cores contended (spinning callers switched out for more
-     * than a fifth of their spin) and cut their spins short ({@link CallerBackoff}).
+     * Adaptive and dedicated threading: times the callers' polls found the cores contended (spinning callers switched
+     * out for more than a fifth of their spin) and cut their spins short ({@link CallerBackoff}).
      */
     CALLER_CONTENDED("caller_contended"),
-    /** Adaptive threading: callers' waits that were timed sleeps on contended cores during a bulk transfer. */
+    /**
+     * Callers' polls that slept on contended cores: adaptive threading's timed sleeps during a bulk transfer, and
+     * dedicated threading's sleeps until the engine thread's next pass with work.
+     */
     CALLER_MODERATED_WAITS("caller_moderated_waits");
 
     private final String rxeName;

@@ -77,6 +77,8 @@ final class Engine implements AutoCloseable {
     private long parkNs = FIRST_PARK_NS;
     /** Adaptive mode: when callers' empty polls stop spinning and wait on the socket. */
     private final CallerBackoff backoff;
+    /** Dedicated mode: a caller whose poll sleeps until the engine thread's next pass with work (or null). */
+    private volatile Thread sleepingCaller;
     /** Adaptive mode: the caller that waits on the socket ({@link Link#awaitReadable} is for one at a time). */
     private final AtomicBoolean callerWaitTaken = new AtomicBoolean();
     /** Adaptive mode: times the engine thread took over from callers that stopped (its own; read by tests). */
@@ -161,6 +163,7 @@ final class Engine implements AutoCloseable {
             if (sleeping) {
                 link.wakeup();
             }
+            backoff.worked(); // a caller that posts is not idle: its next empty poll starts a new spin
             return;
         }
         markCaller();
@@ -234,7 +237,7 @@ final class Engine implements AutoCloseable {
      */
     int progress() {
         int work = callerPass();
-        int after = callerIdle(work, false);
+        int after = callerIdle(work, false, null);
         return Math.max(0, after >= 0 ? after : work);
     }
 
@@ -262,7 +265,10 @@ final class Engine implements AutoCloseable {
      *
      * @return the work of the pass after the wait, or -1 when the call did not wait
      */
-    int callerIdle(int work, boolean found) {
+    int callerIdle(int work, boolean found, SoftCq cq) {
+        if (threading == Threading.DEDICATED) {
+            return dedicatedIdle(found, cq);
+        }
         if (threading != Threading.ADAPTIVE || work < 0) {
             return -1;
         }
@@ -294,6 +300,46 @@ final class Engine implements AutoCloseable {
         int after = callerPass();
         backoff.waited(after, receiver.lastBytes());
         return after;
+    }
+
+    /**
+     * Dedicated mode, after a caller's poll of {@code cq} (null: {@code Context.progress()}) that {@code found}
+     * completions or not. The engine thread does the work, so an empty poll only spins; but while the cores are
+     * contended ({@link CallerBackoff}) and the spin has gone on for its contended budget, the caller sleeps until the
+     * engine thread's next pass that did work, at most {@link CallerBackoff#MODERATED_NS}, so that its spin does not
+     * take the core from the engine threads that produce what it waits for (its own, and a peer's on the same host).
+     * Without this, a sender spinning on its CQ beside one busy process left both engine threads a tenth of a core.
+     *
+     * @return 0 when the call slept (the caller then looks at the CQ again), -1 when it did not
+     */
+    private int dedicatedIdle(boolean found, SoftCq cq) {
+        if (found) {
+            backoff.worked();
+            return -1;
+        }
+        long now = System.nanoTime();
+        if (!backoff.shouldWait(now) || !backoff.contended(now)) {
+            return -1;
+        }
+        counters.addAtomic(Counter.CALLER_MODERATED_WAITS, 1);
+        Thread me = Thread.currentThread();
+        sleepingCaller = me; // before the look at the CQ: the engine thread writes the CQ, then reads this
+        if (cq == null || !cq.hasCompletions()) {
+            LockSupport.parkNanos(CallerBackoff.MODERATED_NS);
+        }
+        if (sleepingCaller == me) {
+            sleepingCaller = null;
+        }
+        return 0;
+    }
+
+    /** Dedicated mode, on the engine thread after a pass that did work: wakes a caller asleep in its poll. */
+    private void wakeSleepingCaller() {
+        Thread t = sleepingCaller;
+        if (t != null) {
+            sleepingCaller = null;
+            LockSupport.unpark(t);
+        }
     }
 
     /**
@@ -408,6 +454,9 @@ final class Engine implements AutoCloseable {
                 work = 0;
             } finally {
                 lock.unlock();
+            }
+            if (work > 0 && !adaptive) {
+                wakeSleepingCaller();
             }
             idle.idle(work, sleeper);
         }

@@ -56,10 +56,15 @@ final class SoftCq implements CompletionQueue {
         Engine engine = context.engine;
         int work = engine.callerPass();
         int n = take(wcs, max);
-        if (engine.callerIdle(work, n > 0) >= 0) { // it waited, then ran a pass: take in what ended the wait
+        if (engine.callerIdle(work, n > 0, this) >= 0) { // it waited, then ran a pass: take in what ended the wait
             n = take(wcs, max);
         }
         return n;
+    }
+
+    /** Whether completions wait to be polled (any thread). */
+    boolean hasCompletions() {
+        return tail != head;
     }
 
     /** Copies out up to {@code max} completions. */
