@@ -54,14 +54,18 @@ class CallerBackoffTest {
     }
 
     @Test
-    void theFirstSpinAfterBeingAwayYieldsOnceAndAPingPongsSpinsNever() {
+    void theFirstSpinAfterBeingAwayYieldsEvery25usAndAPingPongsSpinsNever() {
         int yields = spinYields(200); // the first spin: nothing before it, so the caller was away
-        assertEquals(1, yields, "one yield, " + CallerBackoff.YIELD_AFTER_NS + " ns into the spin");
+        long after = CallerBackoff.YIELD_AFTER_NS / US;
+        long every = CallerBackoff.YIELD_EVERY_NS / US;
+        int expected = (int) (1 + (200 - 1 - after) / every); // 1 us steps: at 5, 30, ..., 180 us
+        assertEquals(8, expected, "the constants this test was written for");
+        assertEquals(expected, yields, "yields " + after + " us into the spin, then every " + every + " us");
         for (int message = 0; message < 100; message++) { // a ping-pong: answers every 60 us, never away
             assertEquals(0, spinYields(60), "message " + message);
         }
         now += CallerBackoff.AWAY_NS + US; // the application slept
-        assertEquals(1, spinYields(200), "back from being away");
+        assertEquals(expected, spinYields(200), "back from being away");
         makeContended(1);
         now += CallerBackoff.AWAY_NS + US;
         assertEquals(0, spinYields(60), "a contended spin waits after 30 us instead; it does not yield");

@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,7 +57,9 @@ class CmListenOrderTest {
     void serverListensBeforeTheFirstHandshake() throws Exception {
         int port = ChildJvm.freeTcpPort();
         Options o = Options.parse(Tool.IB_SEND_BW, new String[] {"-R", "-p", Integer.toString(port), "--timeout=10"});
+        AtomicReference<Thread> serverThread = new AtomicReference<>();
         CompletableFuture<Void> server = CompletableFuture.runAsync(() -> {
+            serverThread.set(Thread.currentThread());
             try (Exchange ex = Exchange.accept(port, 10_000); CmConnections cm = new CmConnections(o, 0)) {
                 cm.connect(ex, new Exchange.Dest(0, 0, 0, 0, 0, 0, Gid.ZERO, 0), true, null);
             } catch (Exception e) {
@@ -72,6 +75,13 @@ class CmListenOrderTest {
             }
         }
         assertTrue(client != null, "no exchange with the server");
+        // the request must come while the server waits in the handshake (as a client that has the handshake sends it),
+        // not in the moment between the server's accept and its connect: wait until the server is in the handshake
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!inHandshake(serverThread.get())) {
+            assertTrue(System.nanoTime() - until < 0, "the server never reached its handshake");
+            Thread.sleep(5);
+        }
         try (EventChannel ch = EventChannel.create()) {
             CmId id = ch.createId(PortSpace.TCP, null);
             InetSocketAddress at = new InetSocketAddress(InetAddress.getByName(ADDRESS), port);
@@ -95,6 +105,19 @@ class CmListenOrderTest {
             client.close();
             server.get(20, TimeUnit.SECONDS);
         }
+    }
+
+    /** Whether {@code t} is inside {@code Exchange.handshake}. */
+    private static boolean inHandshake(Thread t) {
+        if (t == null) {
+            return false;
+        }
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getClassName().equals(Exchange.class.getName()) && e.getMethodName().equals("handshake")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void expect(EventChannel ch, CmEventType type, Duration wait) {
