@@ -17,10 +17,11 @@ import java.util.function.LongSupplier;
  * waits behind a longer spin goes cold, the idle core takes it, and two pollers that spin on two cores never wake each
  * other again. The same wake-up puts a thread that the datagram of a poller back from being away wakes (a sleeping
  * peer's engine thread, a channel waiter) behind that poller's spin, where it would wait about a millisecond for the
- * idle core: so that first spin yields the core, 5 µs in and every 25 µs after ({@link #shouldYield}). On shared cores the same spin takes the
- * CPU the peer (or this process's other threads) needs to produce what the poll waits for: a requester spinning for
- * ACKs keeps its own peer from sending them. So while the cores are contended the budget is {@link #CONTENDED_SPIN_NS},
- * and a bulk transfer's waits are timed sleeps ({@link #moderated}) rather than waits the next datagram ends.
+ * idle core: so that first spin yields the core, 5 µs in and every 25 µs after ({@link #shouldYield}). On shared
+ * cores the same spin takes the CPU the peer (or this process's other threads) needs to produce what the poll waits
+ * for: a requester spinning for ACKs keeps its own peer from sending them. So while the cores are contended the
+ * budget is {@link #CONTENDED_SPIN_NS}, and a bulk transfer's waits are timed sleeps ({@link #moderated}) rather than
+ * waits the next datagram ends.
  *
  * <p>Contended means: callers spinning here spent more than a {@link #CONTENDED_SHARE} of their spinning time
  * switched out (time they slept or worked between polls of their own accord is not spinning time). A gap of more

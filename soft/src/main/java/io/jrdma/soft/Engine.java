@@ -75,7 +75,7 @@ final class Engine implements AutoCloseable {
     private volatile long callerPassNs = System.nanoTime() - LONGEST_PARK_NS;
     /** Adaptive mode: the engine thread's next park while callers drive (its own, not shared). */
     private long parkNs = FIRST_PARK_NS;
-    /** Adaptive mode: when callers' empty polls stop spinning and wait on the socket. */
+    /** When callers' empty polls stop spinning: to wait on the socket (adaptive mode) or to sleep (dedicated). */
     private final CallerBackoff backoff;
     /** Dedicated mode: a caller whose poll sleeps until the engine thread's next pass with work (or null). */
     private volatile Thread sleepingCaller;
