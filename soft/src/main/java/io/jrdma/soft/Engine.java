@@ -58,6 +58,11 @@ final class Engine implements AutoCloseable {
     private final NanoClock clock;
     private final Threading threading;
     private final IdleStrategy idle;
+    /**
+     * Dedicated mode, any idle strategy but busy spinning: while the cores are contended ({@link CallerBackoff}'s
+     * verdict, from the callers' polls) the engine thread sleeps on the socket as soon as a pass finds nothing to do.
+     */
+    private final boolean sleepsWhenContended;
     private final IdleStrategy.Sleeper sleeper = this::sleep;
     private long passes; // passes run: where the next one starts visiting QPs
 
@@ -98,6 +103,7 @@ final class Engine implements AutoCloseable {
         this.clock = clock;
         this.threading = threading;
         this.idle = idle;
+        this.sleepsWhenContended = threading == Threading.DEDICATED && !(idle instanceof BusySpinIdle);
         this.backoff = new CallerBackoff(counters);
     }
 
@@ -457,6 +463,10 @@ final class Engine implements AutoCloseable {
             }
             if (work > 0 && !adaptive) {
                 wakeSleepingCaller();
+            }
+            if (work == 0 && sleepsWhenContended && backoff.contended(System.nanoTime())) {
+                sleep(); // dedicated, on contended cores: its spins and yields would take the cores its callers need
+                continue;
             }
             idle.idle(work, sleeper);
         }
