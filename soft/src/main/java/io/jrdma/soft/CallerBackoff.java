@@ -205,6 +205,18 @@ final class CallerBackoff {
         return false;
     }
 
+    /**
+     * Dedicated mode, an empty poll at {@code now}: whether the caller should sleep until the engine thread works
+     * (counted as a moderated wait): on contended cores, once the spin has gone on for its contended budget.
+     */
+    boolean shouldSleep(long now) {
+        if (!shouldWait(now) || !contended(now)) {
+            return false;
+        }
+        counters.addAtomic(Counter.CALLER_MODERATED_WAITS, 1);
+        return true;
+    }
+
     /** Whether the cores count as contended at {@code now}. */
     boolean contended(long now) {
         return now - contendedUntilNs < 0;

@@ -323,11 +323,9 @@ final class Engine implements AutoCloseable {
             backoff.worked();
             return -1;
         }
-        long now = System.nanoTime();
-        if (!backoff.shouldWait(now) || !backoff.contended(now)) {
+        if (!backoff.shouldSleep(System.nanoTime())) {
             return -1;
         }
-        counters.addAtomic(Counter.CALLER_MODERATED_WAITS, 1);
         Thread me = Thread.currentThread();
         sleepingCaller = me; // before the look at the CQ: the engine thread writes the CQ, then reads this
         if (cq == null || !cq.hasCompletions()) {
@@ -422,6 +420,7 @@ final class Engine implements AutoCloseable {
      */
     private void run() {
         boolean adaptive = threading == Threading.ADAPTIVE;
+        boolean dedicated = threading == Threading.DEDICATED;
         if (adaptive) {
             BatchPolicy.apply(); // its looks while callers drive must not preempt them (the class says why)
         }
@@ -461,7 +460,7 @@ final class Engine implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            if (work > 0 && !adaptive) {
+            if (work > 0 && dedicated) {
                 wakeSleepingCaller();
             }
             if (work == 0 && sleepsWhenContended && backoff.contended(System.nanoTime())) {
