@@ -118,7 +118,9 @@ final class CallerBackoff {
         if (last != 0) {
             sample(now, now - last);
         }
-        long budget = contended(now) ? CONTENDED_SPIN_NS : SPIN_NS;
+        // contended and moving data in bulk: no spin at all. The peer that must answer (ACK a window, take in a
+        // burst) needs the core this spin would hold, and the wait that follows is a moderated one anyway
+        long budget = contended(now) ? (bulk ? 0 : CONTENDED_SPIN_NS) : SPIN_NS;
         if (now - since <= budget) {
             lastSpinNs = now;
             return false;

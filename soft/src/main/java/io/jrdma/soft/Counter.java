@@ -113,7 +113,15 @@ public enum Counter {
      * Callers' polls that slept on contended cores: adaptive threading's timed sleeps during a bulk transfer, and
      * dedicated threading's sleeps until the engine thread's next pass with work.
      */
-    CALLER_MODERATED_WAITS("caller_moderated_waits");
+    CALLER_MODERATED_WAITS("caller_moderated_waits"),
+    /** Datagrams put into the ring of a device of this host (the shared-memory path, {@code ShmLink}). */
+    SHM_SENT("shm_sent"),
+    /** Datagrams taken from this device's ring (sent by devices of this host). */
+    SHM_RCVD("shm_rcvd"),
+    /** Doorbells (empty datagrams) sent to devices of this host asleep on their sockets. */
+    SHM_DOORBELLS("shm_doorbells"),
+    /** Datagrams lost because the ring of the device of this host they were for was full. */
+    SHM_RING_FULL("shm_ring_full");
 
     private final String rxeName;
 

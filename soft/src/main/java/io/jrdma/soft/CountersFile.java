@@ -1,5 +1,6 @@
 package io.jrdma.soft;
 
+import io.jrdma.soft.link.Processes;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,7 +23,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -136,6 +136,11 @@ public final class CountersFile implements AutoCloseable {
         if (configured != null) {
             return Path.of(configured);
         }
+        return userDirectory();
+    }
+
+    /** {@code /dev/shm/jrdma-<user>} (memory), else {@code <java.io.tmpdir>/jrdma-<user>}. */
+    static Path userDirectory() {
         String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
         Path shm = Path.of("/dev/shm");
         Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm
@@ -191,7 +196,7 @@ public final class CountersFile implements AutoCloseable {
             map.set(INT, OFF_VERSION, VERSION);
             map.set(INT, OFF_HEADER_LENGTH, header);
             map.set(LONG, OFF_PID, pid);
-            map.set(LONG, OFF_PROCESS_START, processStart(ProcessHandle.current()));
+            map.set(LONG, OFF_PROCESS_START, Processes.currentStartMs());
             map.set(LONG, OFF_OPENED, System.currentTimeMillis());
             map.set(INT, OFF_STATE, STATE_OPEN);
             map.set(INT, OFF_COUNT, all.length);
@@ -340,13 +345,7 @@ public final class CountersFile implements AutoCloseable {
      * at another time (the pid was reused). Such a file was left by a process that was killed.
      */
     public boolean stale() {
-        Optional<ProcessHandle> p = ProcessHandle.of(pid);
-        if (p.isEmpty() || !p.get().isAlive()) {
-            return true;
-        }
-        long start = processStart(p.get());
-        // start times are read from /proc with clock-tick resolution: allow a second of difference
-        return processStart != 0 && start != 0 && Math.abs(start - processStart) > 1000;
+        return !Processes.alive(pid, processStart);
     }
 
     /** The counter names, in file order (rxe's names). */
@@ -382,10 +381,6 @@ public final class CountersFile implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------------------------------------- helpers
-
-    private static long processStart(ProcessHandle p) {
-        return p.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-    }
 
     private static int align(int n, int to) {
         return (n + to - 1) / to * to;

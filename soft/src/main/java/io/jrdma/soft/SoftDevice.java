@@ -3,6 +3,7 @@ package io.jrdma.soft;
 import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.soft.link.FaultyLink;
 import io.jrdma.soft.link.Link;
+import io.jrdma.soft.link.ShmLink;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
@@ -39,6 +40,7 @@ public final class SoftDevice implements Device {
     private final FaultConfig faults;
     private final Supplier<IdleStrategy> idle;
     private final boolean allowNative;
+    private final boolean sharedMemory;
     private SoftContext open;
     private CountersFile countersFile;
     private DeviceTaps taps;
@@ -57,6 +59,7 @@ public final class SoftDevice implements Device {
         this.idle = b.idle != null ? b.idle : IdleStrategy.named(Settings.get("jrdma.idle", "JRDMA_IDLE",
                 threading == Threading.ADAPTIVE ? "sleep" : "backoff"));
         this.allowNative = b.allowNative;
+        this.sharedMemory = b.sharedMemory != null ? b.sharedMemory : Settings.enabled("jrdma.shm", "JRDMA_SHM");
         NetworkInterface nif = null;
         try {
             nif = NetworkInterface.getByInetAddress(address);
@@ -151,8 +154,13 @@ public final class SoftDevice implements Device {
             throw new VerbsException(Errno.EBUSY, "device " + name + " is already open in this process");
         }
         Link link;
+        ShmLink shm;
         try {
             Link wire = Link.open(address, port, allowNative);
+            if (sharedMemory) {
+                wire = ShmLink.over(wire, shmDirectory());
+            }
+            shm = wire instanceof ShmLink s ? s : null;
             link = faults.enabled() ? new FaultyLink(wire, faults, clock::nanoTime, SoftLimits.MAX_PACKET) : wire;
         } catch (UncheckedIOException e) {
             throw new VerbsException(Errno.EBUSY, "device " + name + ": " + e.getMessage()
@@ -170,6 +178,10 @@ public final class SoftDevice implements Device {
         if (link instanceof FaultyLink f) {
             Counters counters = ctx.counters;
             f.listener(fault -> counters.increment(faultCounter(fault)));
+        }
+        if (shm != null) {
+            Counters counters = ctx.counters;
+            shm.listener(e -> counters.increment(shmCounter(e)));
         }
         open = ctx;
         taps = t;
@@ -205,6 +217,24 @@ public final class SoftDevice implements Device {
     /** The engine tap for a tap the program sets: its own plus the capture and trace taps of the options. */
     synchronized PacketTap withOptionTaps(PacketTap tap) {
         return taps == null ? tap : taps.with(tap);
+    }
+
+    private static Counter shmCounter(ShmLink.Event e) {
+        return switch (e) {
+            case SENT -> Counter.SHM_SENT;
+            case RECEIVED -> Counter.SHM_RCVD;
+            case DOORBELL -> Counter.SHM_DOORBELLS;
+            case RING_FULL -> Counter.SHM_RING_FULL;
+        };
+    }
+
+    /**
+     * Where devices make their rings (the shared-memory path between devices of a host): {@code jrdma.shm.dir} /
+     * {@code JRDMA_SHM_DIR}, else the user's directory of counters files' default place.
+     */
+    static Path shmDirectory() {
+        String configured = Settings.get("jrdma.shm.dir", "JRDMA_SHM_DIR");
+        return configured != null ? Path.of(configured) : CountersFile.userDirectory();
     }
 
     private static Counter faultCounter(FaultyLink.Fault fault) {
@@ -250,6 +280,7 @@ public final class SoftDevice implements Device {
         private FaultConfig faults;
         private Supplier<IdleStrategy> idle;
         private boolean allowNative = true;
+        private Boolean sharedMemory;
 
         private Builder() {
         }
@@ -346,6 +377,16 @@ public final class SoftDevice implements Device {
          */
         Builder allowNative(boolean allow) {
             this.allowNative = allow;
+            return this;
+        }
+
+        /**
+         * Whether the device's packets for devices of this host go through their shared-memory rings instead of the
+         * kernel's UDP stack ({@link ShmLink}; packets for other hosts always go over UDP). Default: the
+         * {@code jrdma.shm} / {@code JRDMA_SHM} setting, on unless it says off. Only on native links.
+         */
+        public Builder sharedMemory(boolean on) {
+            this.sharedMemory = on;
             return this;
         }
 

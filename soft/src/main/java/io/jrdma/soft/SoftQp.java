@@ -234,6 +234,7 @@ final class SoftQp implements QueuePair {
             Gid dgid = ah.dgid();
             destAddress = new InetSocketAddress(dgid.toInet(), Link.ROCE_PORT);
             destIp = Link.ipv4(dgid.toInet());
+            context.link.prepare(destIp, Link.ROCE_PORT);
         }
         if (m.contains(QpAttrMask.AV) || m.contains(QpAttrMask.DEST_QPN)) {
             int label = ah.flowLabel() != 0 ? ah.flowLabel() : Link.flowLabel(qpn, destQpn);

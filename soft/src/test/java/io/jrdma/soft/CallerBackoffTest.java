@@ -163,6 +163,21 @@ class CallerBackoffTest {
         assertEquals(2, counters.get(Counter.CALLER_MODERATED_WAITS));
     }
 
+    @Test
+    void onContendedCoresABulkTransferWaitsWithoutSpinning() {
+        makeContended(1);
+        backoff.waited(1, 100); // a ping-pong: spins its contended budget first
+        backoff.worked();
+        assertFalse(backoff.shouldWait(now), "the first empty poll starts the spin");
+        now += US;
+        assertFalse(backoff.shouldWait(now), "within the contended spin");
+        backoff.waited(CallerBackoff.BULK_WORK, CallerBackoff.BULK_BYTES); // a window's worth moved
+        backoff.worked();
+        assertFalse(backoff.shouldWait(now), "the first empty poll");
+        now += US;
+        assertTrue(backoff.shouldWait(now), "bulk on contended cores: wait at once, the peer needs the core");
+    }
+
     /** Spins of {@code steps} 1 us steps, each followed by a 40 us gap switched out, until the cores are contended. */
     private void makeContended(int steps) {
         for (int i = 0; i < 200 && !backoff.contended(now); i++) {

@@ -6,6 +6,7 @@ import io.jrdma.soft.link.FaultyLink;
 import io.jrdma.soft.link.Link;
 import io.jrdma.soft.link.NativeLink;
 import io.jrdma.soft.link.NioLink;
+import io.jrdma.soft.link.ShmLink;
 
 /**
  * The link a test device runs on: fault, soak and fuzz tests run on each, since a device without
@@ -15,11 +16,29 @@ enum LinkKind {
     /** NIO channels ({@link NioLink}), one packet per system call. */
     NIO,
     /** Native sockets ({@link NativeLink}) with GSO sends and GRO receives; skipped where the process has none. */
-    NATIVE;
+    NATIVE,
+    /**
+     * Native sockets with the shared-memory path to devices of this host ({@link ShmLink}): what a device gets by
+     * default. Its peers' packets come through its ring, a test's injected datagrams through its socket.
+     */
+    SHM;
+
+    /** The kind a child process was told to use: {@code -Djrdma.nio=true} NIO, {@code -Djrdma.shm=false} NATIVE. */
+    static LinkKind fromProperties() {
+        if (Boolean.getBoolean("jrdma.nio")) {
+            return NIO;
+        }
+        return "false".equals(System.getProperty("jrdma.shm")) ? NATIVE : SHM;
+    }
 
     /** Whether a device on this kind may use native sockets. */
     boolean allowNative() {
-        return this == NATIVE;
+        return this != NIO;
+    }
+
+    /** Whether a device on this kind uses the shared-memory path. */
+    boolean sharedMemory() {
+        return this == SHM;
     }
 
     /** Skips the calling test when this kind is native and the process has no native sockets. */
@@ -31,7 +50,11 @@ enum LinkKind {
 
     /** The link class a device on this kind sends through, under its fault injector if any. */
     Class<? extends Link> linkClass() {
-        return this == NIO ? NioLink.class : NativeLink.class;
+        return switch (this) {
+            case NIO -> NioLink.class;
+            case NATIVE -> NativeLink.class;
+            case SHM -> ShmLink.class;
+        };
     }
 
     /** The link under {@code l}'s fault injector, or {@code l}. */

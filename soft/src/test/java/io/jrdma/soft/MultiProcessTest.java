@@ -19,12 +19,14 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Two JVM processes, each with its own soft device and dedicated engine thread, moving data over real UDP on
- * loopback: WRITE and READ of 64 MiB, and SENDs in both directions, checked by CRC in the other process.
+ * Two JVM processes, each with its own soft device and dedicated engine thread, moving data through each other's
+ * shared-memory rings (the default between devices of a host) or over real UDP on loopback: WRITE and READ of
+ * 64 MiB, and SENDs in both directions, checked by CRC in the other process.
  */
 @Tag("slow")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -32,15 +34,17 @@ class MultiProcessTest {
 
     private static final long SIZE = 64L << 20;
 
-    @Test
-    void shouldMoveDataBetweenTwoProcesses() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = LinkKind.class, names = {"SHM", "NATIVE"})
+    void shouldMoveDataBetweenTwoProcesses(LinkKind kind) throws Exception {
+        kind.assume();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-Xmx512m", "--enable-native-access=ALL-UNNAMED",
-                "-cp", ChildClassPath.get(),
+                "-Djrdma.shm=" + kind.sharedMemory(), "-cp", ChildClassPath.get(),
                 RemotePeerMain.class.getName(), "127.0.9.2", Long.toString(SIZE))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (Peer me = new Peer("127.0.9.1", Threading.DEDICATED, NanoClock.SYSTEM, SIZE, Peer.ALL_ACCESS,
-                Peer.defaultCap())) {
+                Peer.defaultCap(), kind)) {
             BufferedReader from = new BufferedReader(new InputStreamReader(child.getInputStream(),
                     StandardCharsets.UTF_8));
             PrintStream to = new PrintStream(child.getOutputStream(), true, StandardCharsets.UTF_8);
@@ -93,6 +97,13 @@ class MultiProcessTest {
             assertEquals(crc(me, 0, 500_000), from.readLine());
             to.println("await 1");
             assertEquals("SEND:500000:0", from.readLine());
+            // the path the packets took: the other process's ring and this one's, or UDP both ways
+            Counters c = me.ctx.counters();
+            if (kind == LinkKind.SHM) {
+                assertTrue(c.get(Counter.SHM_SENT) > 0 && c.get(Counter.SHM_RCVD) > 0, c.toString());
+            } else {
+                assertEquals(0, c.get(Counter.SHM_SENT) + c.get(Counter.SHM_RCVD), c.toString());
+            }
             to.println("quit");
             assertEquals("bye", from.readLine());
             assertTrue(child.waitFor(30, TimeUnit.SECONDS));

@@ -32,6 +32,22 @@ final class Pair implements AutoCloseable {
         b.connect(a, link);
     }
 
+    /** Peers whose devices run on links of {@code kind}. */
+    Pair(String ipA, String ipB, Threading threading, LinkKind kind, long bufBytes) {
+        a = new Peer(ipA, threading, NanoClock.SYSTEM, bufBytes, Peer.ALL_ACCESS, Peer.defaultCap(), kind);
+        Peer pb;
+        try {
+            pb = new Peer(ipB, threading, NanoClock.SYSTEM, bufBytes, Peer.ALL_ACCESS, Peer.defaultCap(), kind);
+        } catch (RuntimeException e) {
+            a.close();
+            throw e;
+        }
+        b = pb;
+        Peer.Link link = new Peer.Link();
+        a.connect(b, link);
+        b.connect(a, link);
+    }
+
     static Pair invoker(String ipA, String ipB, long bufBytes) {
         return new Pair(ipA, ipB, Threading.INVOKER, NanoClock.SYSTEM, bufBytes, Peer.ALL_ACCESS,
                 Peer.defaultCap(), new Peer.Link());

@@ -31,13 +31,13 @@ final class Peer implements AutoCloseable {
     final QueuePair qp;
 
     Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap) {
-        this(ip, threading, clock, bufBytes, access, cap, LinkKind.NATIVE);
+        this(ip, threading, clock, bufBytes, access, cap, LinkKind.SHM);
     }
 
-    /** A peer whose device runs on a link of {@code kind} (NATIVE: the default, NIO where there is none). */
+    /** A peer whose device runs on a link of {@code kind} (SHM: the default, NIO where there are no native sockets). */
     Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap, LinkKind kind) {
         this(SoftDevice.builder().name("t-" + ip).address(ip).threading(threading).clock(clock)
-                .allowNative(kind.allowNative()), bufBytes, access, cap);
+                .allowNative(kind.allowNative()).sharedMemory(kind.sharedMemory()), bufBytes, access, cap);
     }
 
     /** A peer whose device injects {@code faults} into what it sends. */
@@ -50,7 +50,7 @@ final class Peer implements AutoCloseable {
     Peer(String ip, Threading threading, NanoClock clock, long bufBytes, int access, QpCap cap,
             io.jrdma.soft.link.FaultConfig faults, LinkKind kind) {
         this(SoftDevice.builder().name("t-" + ip).address(ip).threading(threading).clock(clock).faults(faults)
-                .allowNative(kind.allowNative()), bufBytes, access, cap);
+                .allowNative(kind.allowNative()).sharedMemory(kind.sharedMemory()), bufBytes, access, cap);
     }
 
     private Peer(SoftDevice.Builder device, long bufBytes, int access, QpCap cap) {

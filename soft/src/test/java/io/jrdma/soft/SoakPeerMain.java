@@ -1,5 +1,6 @@
 package io.jrdma.soft;
 
+import io.jrdma.soft.link.FaultConfig;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.Sge;
@@ -38,7 +39,7 @@ public final class SoakPeerMain {
         link.timeout = Integer.parseInt(args[2]);
         link.mtu = io.jrdma.verbs.Mtu.valueOf(args[3]);
         try (Peer p = new Peer(args[0], Threading.DEDICATED, NanoClock.SYSTEM, size, Peer.ALL_ACCESS,
-                Peer.defaultCap())) {
+                Peer.defaultCap(), FaultConfig.fromEnvironment(), LinkKind.fromProperties())) {
             out.println(p.qp.qpNum() + " " + p.mr.rkey() + " " + p.mr.address() + " " + p.ctx.queryGid(1, 1));
             String[] peer = in.readLine().trim().split(" ");
             p.connect(Integer.parseInt(peer[0]), Gid.parse(peer[3]), link);

@@ -65,10 +65,10 @@ class SoakTest {
     void shouldMoveAGibibyteIntactThroughLossDuplicationAndReordering(LinkKind kind) throws Exception {
         kind.assume();
         long full = Long.getLong("jrdma.soak.bytes", 1L << 30);
-        long target = kind == LinkKind.NATIVE ? full : Math.max(1, full / NIO_SHARE);
+        long target = kind != LinkKind.NIO ? full : Math.max(1, full / NIO_SHARE);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-Xmx256m", "--enable-native-access=ALL-UNNAMED",
-                "-Djrdma.faults=seed=12," + FAULTS, "-Djrdma.nio=" + (kind == LinkKind.NIO), "-cp",
+                "-Djrdma.faults=seed=12," + FAULTS, "-Djrdma.nio=" + (kind == LinkKind.NIO), "-Djrdma.shm=" + kind.sharedMemory(), "-cp",
                 ChildClassPath.get(), SoakPeerMain.class.getName(), CHILD, Long.toString(BUF),
                 Integer.toString(TIMEOUT), MTU.name()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         FaultConfig faults = FaultConfig.parse("seed=11," + FAULTS);

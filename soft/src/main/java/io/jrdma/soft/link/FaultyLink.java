@@ -506,6 +506,11 @@ public final class FaultyLink implements Link {
     }
 
     @Override
+    public void prepare(int destIp, int destPort) {
+        inner.prepare(destIp, destPort);
+    }
+
+    @Override
     public int maxSegments() {
         return inner.maxSegments();
     }

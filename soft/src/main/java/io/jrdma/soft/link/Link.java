@@ -154,6 +154,14 @@ public interface Link extends AutoCloseable {
     void releaseSourcePort(int sourcePort);
 
     /**
+     * A connection to {@code destIp:destPort} is being set up (an RC or UC QP got its address): does now what the
+     * first packet there would otherwise do first, such as finding a shared-memory ring ({@link ShmLink}), so that
+     * a measured exchange does not pay for it. Called under the device lock, as the sends are. Nothing by default.
+     */
+    default void prepare(int destIp, int destPort) {
+    }
+
+    /**
      * Sends {@code buf} (position to limit, a direct buffer) from {@code sourcePort} to {@code to}.
      *
      * @return true when the kernel took the datagram

@@ -68,6 +68,9 @@ final class Cases {
             case WRITE_BW -> {
                 cases.add(new Case("jrdma", "jrdma RDMA WRITE", jrdmaWrite(base, KIB64, 1, WRITE_DEPTH)));
                 if (!c.quick()) {
+                    // the same over the kernel's UDP stack, as between two hosts (no shared-memory path)
+                    cases.add(new Case("jrdma-udp", "jrdma RDMA WRITE over UDP",
+                            jrdmaWrite(base, KIB64, 1, WRITE_DEPTH).with("udp_only", "true")));
                     cases.add(new Case("jrdma-deep", "jrdma RDMA WRITE, " + DEEP + " deep",
                             jrdmaWrite(base, KIB64, 1, DEEP)));
                 }
@@ -195,6 +198,10 @@ final class Cases {
                         Row.Goal.AT_LEAST));
                 rows.add(new Row("write-bw 64 KiB", "MB/s", j, "Aeron UDP", r.median("aeron", Figures::mbPerSecond),
                         Row.Goal.AT_LEAST));
+                if (r.byCase().containsKey("jrdma-udp")) { // not run by --quick
+                    rows.add(new Row("write-bw 64 KiB over UDP", "MB/s", r.median("jrdma-udp",
+                            Figures::mbPerSecond), "NIO TCP", r.median("tcp", Figures::mbPerSecond), Row.Goal.INFO));
+                }
                 if (r.byCase().containsKey("jrdma-deep")) { // not run by --quick
                     rows.add(new Row("write-bw 64 KiB, " + DEEP + " deep", "MB/s",
                             r.median("jrdma-deep", Figures::mbPerSecond), "NIO TCP",

@@ -74,7 +74,8 @@ final class JrdmaSide implements AutoCloseable {
     static JrdmaSide open(Params p, long bufferBytes, int qpCount, int sqDepth, int rqDepth, int inline,
             boolean blocking) {
         SoftDevice device = SoftDevice.builder().name("bench-" + p.str("role")).address(p.str("self"))
-                .threading(Threading.valueOf(p.str("threading").toUpperCase(Locale.ROOT))).build();
+                .threading(Threading.valueOf(p.str("threading").toUpperCase(Locale.ROOT)))
+                .sharedMemory(!p.has("udp_only")).build();
         JrdmaSide side = new JrdmaSide(device.open(), bufferBytes, qpCount);
         side.debug = p.str("debug", "false").equals("true");
         try {

@@ -158,9 +158,10 @@ class BenchCommandTest {
             assertTrue(r.err().contains("server exit 3: bench child server (" + system + "): verification failed"),
                     system + "\n" + r.all());
         }
-        // jrdma runs twice in write-bw: at the scenario's depth and 128 deep
+        // jrdma runs three times in write-bw: at the scenario's depth, over UDP only, and 128 deep
+        assertTrue(r.err().contains("write-bw jrdma RDMA WRITE over UDP (run 1/1): FAILED: server exit 3"), r.all());
         assertTrue(r.err().contains("write-bw jrdma RDMA WRITE, 128 deep (run 1/1): FAILED: server exit 3"), r.all());
-        assertEquals(4, count(r.err(), "FAILED: "), r.all());
+        assertEquals(5, count(r.err(), "FAILED: "), r.all());
 
         // --quick batches a scenario's cases; jrdma's case comes first in each and fails its check
         Run q = bench("--quick", "--test-corrupt", "jrdma");

@@ -1,0 +1,487 @@
+package io.jrdma.soft.link;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+/**
+ * The shared-memory path between devices of one host: a {@link Link} over a native UDP link that hands a datagram
+ * for a device of this host (of this network namespace) to that device's {@link ShmRing} instead of the kernel's
+ * UDP stack, and takes in the datagrams other devices of the host put in its own ring beside those its socket
+ * receives. The packets are byte for byte the ones the socket would carry (same headers, same ICRC, the same runs of
+ * packets a GSO send makes); only the kernel's per-datagram work and one copy are gone. Peers elsewhere, kernel rxe
+ * and RoCE NICs, are reached over UDP as before.
+ *
+ * <p>A device makes its ring when its link opens ({@link #over}); a sender looks for the ring of an address the
+ * first time it sends there and again every second while there is none, and drops it when its owner closes it. A
+ * receiver thread about to sleep on the socket says so in the ring; a sender that commits a record then sends the
+ * socket one empty datagram from its own port (a doorbell, see {@link #isWakeUp}) so the sleeper wakes. A full
+ * ring loses the datagram as a full socket buffer would (the sender's {@code send_err}; retransmission recovers).
+ * Turned off with {@code jrdma.shm=off} ({@code JRDMA_SHM=off}).
+ *
+ * <p>Not thread-safe, as {@link Link}: one engine thread sends and receives; {@link #awaitReadable},
+ * {@link #wakeup} and {@link #wakeReceive} may come from other threads. Nothing is allocated per datagram.
+ */
+public final class ShmLink implements Link {
+
+    /** What the device counts of this path. */
+    public enum Event {
+        /** A datagram put into a peer's ring. */
+        SENT,
+        /** A datagram taken from this device's ring. */
+        RECEIVED,
+        /** A doorbell sent to a peer asleep on its socket. */
+        DOORBELL,
+        /** A datagram a peer's full ring refused (lost, as a full socket buffer loses one). */
+        RING_FULL
+    }
+
+    /** Told of each {@link Event}. */
+    @FunctionalInterface
+    public interface Listener {
+        void on(Event event);
+    }
+
+    /** Data bytes of a device's ring: as much as its UDP receive buffer. */
+    static final int CAPACITY = NioLink.SOCKET_BUFFER_BYTES;
+    /** Peers whose rings a link keeps mapped. */
+    static final int PEERS = 16;
+    /** How long a sender trusts that an address has no ring before it looks again. */
+    static final long RECHECK_NS = 1_000_000_000L;
+    /**
+     * A batch takes the socket's datagrams first once in this many, so a busy ring does not starve them; and while
+     * the ring is active, an empty receive looks at the socket only once in this many calls.
+     */
+    private static final int SOCKET_TURN = 8;
+    /** The ring counts as active for this many receive calls after it last gave a record. */
+    private static final int RING_ACTIVE_CALLS = 1024;
+
+    private static final System.Logger LOG = System.getLogger(ShmLink.class.getName());
+    private static final Listener NO_LISTENER = e -> { };
+
+    private final Link inner;
+    private final Path dir;
+    private final int localIp;
+    private final MemorySegment all = allNativeMemory();
+    private ShmRingFile own;
+    private ShmRing ring;
+    private volatile Listener listener = NO_LISTENER;
+
+    // the rings of peers: linear search, the last one used first
+    private final int[] peerIp = new int[PEERS];
+    private final int[] peerPort = new int[PEERS];
+    private final ShmRingFile[] peerFile = new ShmRingFile[PEERS];
+    private final long[] peerNextCheckNs = new long[PEERS];
+    private final InetSocketAddress[] peerAddress = new InetSocketAddress[PEERS];
+    private int peerCount;
+    private int lastPeer = -1;
+    private int nextEvicted;
+    private InetSocketAddress lastTo;
+    private int lastToIp;
+    private ByteBuffer lastSent;
+    private MemorySegment lastSentSegment;
+    private final ByteBuffer doorbell = ByteBuffer.allocateDirect(1).limit(0);
+
+    // the last batch: from the ring, or the socket's (inner's)
+    private boolean fromRing;
+    private int turns;
+    private int ringIdleCalls = RING_ACTIVE_CALLS;
+    private final int[] ringLength = new int[RX_BATCH];
+    private final int[] ringSegment = new int[RX_BATCH];
+    private final int[] ringIp = new int[RX_BATCH];
+    private final int[] ringPort = new int[RX_BATCH];
+    private ByteBuffer[] segmentsOf;
+    private final MemorySegment[] segments = new MemorySegment[RX_BATCH];
+
+    private ShmLink(Link inner, Path dir, ShmRingFile own) {
+        this.inner = inner;
+        this.dir = dir;
+        this.localIp = inner.localIp();
+        this.own = own;
+        this.ring = own.ring();
+    }
+
+    /**
+     * {@code inner} with the shared-memory path, its ring in {@code dir}; {@code inner} itself when it is not a
+     * native link or the ring cannot be made (logged): the device then uses UDP alone.
+     */
+    public static Link over(Link inner, Path dir) {
+        if (!inner.isNative()) {
+            return inner;
+        }
+        try {
+            return new ShmLink(inner, dir, ShmRingFile.create(dir, inner.localIp(), inner.port(), CAPACITY));
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "jrdma: " + inner + " has no shared-memory path to devices of this"
+                    + " host, only UDP: cannot make its ring in " + dir + " (" + e + ")");
+            return inner;
+        }
+    }
+
+    /** Sets who is told of each {@link Event} (the device's counters). */
+    public void listener(Listener l) {
+        this.listener = l == null ? NO_LISTENER : l;
+    }
+
+    /** This device's ring file. */
+    public Path ringPath() {
+        return own.path();
+    }
+
+    // ------------------------------------------------------------------------------------------------ sending
+
+    @Override
+    public void prepare(int destIp, int destPort) {
+        peer(destIp, destPort);
+    }
+
+    @Override
+    public boolean send(int sourcePort, ByteBuffer buf, InetSocketAddress to) {
+        if (to != lastTo) {
+            lastToIp = Link.ipv4(to.getAddress());
+            lastTo = to;
+        }
+        int p = peer(lastToIp, to.getPort());
+        if (p < 0) {
+            return inner.send(sourcePort, buf, to);
+        }
+        if (buf != lastSent) {
+            lastSentSegment = ShmRing.wholeBuffer(buf);
+            lastSent = buf;
+        }
+        return sent(p, peerFile[p].ring().offer(localIp, sourcePort, 0, lastSentSegment, buf.position(),
+                buf.remaining()));
+    }
+
+    @Override
+    public boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths, int count,
+                                int segment) {
+        int p = peer(destIp, destPort);
+        if (p < 0) {
+            return inner.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment);
+        }
+        int total = 0;
+        for (int i = 0; i < count; i++) {
+            total += lengths[i];
+        }
+        return sent(p, peerFile[p].ring().offer(localIp, sourcePort, segment, all, addresses, lengths, count, total));
+    }
+
+    /** After an offer to peer {@code p}: counts it and rings a peer asleep on its socket. */
+    private boolean sent(int p, boolean taken) {
+        Listener l = listener;
+        if (!taken) {
+            l.on(Event.RING_FULL);
+            return false;
+        }
+        l.on(Event.SENT);
+        if (peerFile[p].ring().claimDoorbell()) {
+            doorbell.clear().limit(0);
+            inner.send(inner.port(), doorbell, peerAddress[p]);
+            l.on(Event.DOORBELL);
+        }
+        return true;
+    }
+
+    /** The peer entry of {@code ip:port} with a ring to use, or -1 when datagrams for it go over UDP. */
+    private int peer(int ip, int port) {
+        int p = lastPeer;
+        if (p < 0 || peerIp[p] != ip || peerPort[p] != port) {
+            p = find(ip, port);
+            lastPeer = p;
+        }
+        ShmRingFile f = peerFile[p];
+        if (f != null) {
+            if (!f.ring().closed()) {
+                return p;
+            }
+            f.close(); // its device closed: maybe another one has the address now
+            peerFile[p] = null;
+            peerNextCheckNs[p] = System.nanoTime();
+        }
+        long now = System.nanoTime();
+        if (now - peerNextCheckNs[p] < 0) {
+            return -1;
+        }
+        peerNextCheckNs[p] = now + RECHECK_NS;
+        peerFile[p] = ShmRingFile.open(dir, ip, port);
+        return peerFile[p] == null ? -1 : p;
+    }
+
+    /** The entry of {@code ip:port}, made (in place of the next one in turn when all are taken) if missing. */
+    private int find(int ip, int port) {
+        for (int i = 0; i < peerCount; i++) {
+            if (peerIp[i] == ip && peerPort[i] == port) {
+                return i;
+            }
+        }
+        int p;
+        if (peerCount < PEERS) {
+            p = peerCount++;
+        } else {
+            p = nextEvicted;
+            nextEvicted = (nextEvicted + 1) % PEERS;
+            if (peerFile[p] != null) {
+                peerFile[p].close();
+                peerFile[p] = null;
+            }
+        }
+        peerIp[p] = ip;
+        peerPort[p] = port;
+        peerAddress[p] = new InetSocketAddress(Link.ipv4(ip), port);
+        peerNextCheckNs[p] = System.nanoTime();
+        return p;
+    }
+
+    // ------------------------------------------------------------------------------------------------ receiving
+
+    @Override
+    public int receiveBatch(ByteBuffer[] bufs, int max) {
+        boolean ready = ring.ready();
+        if (ready && ++turns % SOCKET_TURN != 0) {
+            int r = takeRing(bufs, max);
+            if (r > 0) {
+                return r;
+            }
+        }
+        fromRing = false;
+        if (!ready && ringIdleCalls < RING_ACTIVE_CALLS && ++ringIdleCalls % SOCKET_TURN != 0) {
+            return 0; // the peers are on this host: an empty receive call each time would cost more than the pass
+        }
+        int s = inner.receiveBatch(bufs, max);
+        if (s > 0) {
+            tookDoorbells(s);
+            return s;
+        }
+        return ring.ready() ? takeRing(bufs, max) : 0;
+    }
+
+    /**
+     * After a receive that did not wait took {@code s} datagrams off the socket: a peer's doorbell among them may have
+     * been meant for a thread of this device asleep on the socket, which then sleeps on while the peer rings no more
+     * ({@link ShmRing#doorbellTaken}); this wakes it.
+     */
+    private void tookDoorbells(int s) {
+        for (int i = 0; i < s; i++) {
+            if (inner.batchLength(i) == 0 && inner.batchSenderIp(i) != localIp
+                    && inner.batchSenderPort(i) == inner.port()) {
+                if (ring.doorbellTaken()) {
+                    inner.wakeReceive();
+                }
+                return;
+            }
+        }
+    }
+
+    @Override
+    public int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
+        if (ring.ready()) {
+            return receiveBatch(bufs, max);
+        }
+        if (ring.sleeping()) { // a record came after all: no wait
+            ring.awake();
+            return receiveBatch(bufs, max);
+        }
+        int s;
+        try {
+            fromRing = false;
+            s = inner.receiveBatchWaiting(bufs, max);
+        } finally {
+            ring.awake();
+        }
+        return s == 0 && ring.ready() ? takeRing(bufs, max) : s;
+    }
+
+    /** Takes up to a batch of records from this device's ring; 0 when none is ready. */
+    private int takeRing(ByteBuffer[] bufs, int max) {
+        fromRing = true;
+        if (bufs != segmentsOf) {
+            for (int i = 0; i < Math.min(bufs.length, RX_BATCH); i++) {
+                segments[i] = ShmRing.wholeBuffer(bufs[i]);
+            }
+            segmentsOf = bufs;
+        }
+        int want = Link.batchCount(bufs, max);
+        long now = System.nanoTime();
+        Listener l = listener;
+        int r = 0;
+        try {
+            while (r < want) {
+                int length = ring.poll(segments[r], now);
+                if (length < 0) {
+                    break;
+                }
+                ringLength[r] = length;
+                ringSegment[r] = ring.lastSegment();
+                ringIp[r] = ring.lastIp();
+                ringPort[r] = ring.lastPort();
+                l.on(Event.RECEIVED);
+                r++;
+            }
+        } catch (IllegalStateException e) {
+            renew(e); // a corrupt ring: what it held is lost, as on a wire; retransmission recovers
+        }
+        if (r > 0) {
+            ringIdleCalls = 0;
+        }
+        return r;
+    }
+
+    /** Replaces this device's ring with a new one (senders find the old one closed and look again). */
+    private void renew(RuntimeException why) {
+        LOG.log(System.Logger.Level.WARNING, "jrdma: " + this + " replaces its ring (" + why.getMessage() + ")");
+        ShmRingFile old = own;
+        old.close();
+        try {
+            own = ShmRingFile.create(dir, localIp, inner.port(), CAPACITY);
+            ring = own.ring();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot replace the ring of " + this + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean isWakeUp(int i) {
+        // this device's own wake-up, or a doorbell: an empty datagram from a device's socket (its port is ours;
+        // RoCE packets come from per-QP source ports), so an empty datagram from elsewhere still counts as dropped
+        return !fromRing && inner.batchLength(i) == 0
+                && (inner.isWakeUp(i) || inner.batchSenderPort(i) == inner.port());
+    }
+
+    @Override
+    public int batchLength(int i) {
+        return fromRing ? ringLength[i] : inner.batchLength(i);
+    }
+
+    @Override
+    public int batchSenderIp(int i) {
+        return fromRing ? ringIp[i] : inner.batchSenderIp(i);
+    }
+
+    @Override
+    public int batchSenderPort(int i) {
+        return fromRing ? ringPort[i] : inner.batchSenderPort(i);
+    }
+
+    @Override
+    public int batchSegmentSize(int i) {
+        return fromRing ? ringSegment[i] : inner.batchSegmentSize(i);
+    }
+
+    @Override
+    public void await(long timeoutMs) {
+        if (ring.ready()) {
+            return;
+        }
+        try {
+            if (!ring.sleeping()) {
+                inner.await(timeoutMs);
+            }
+        } finally {
+            ring.awake();
+        }
+    }
+
+    @Override
+    public void awaitReadable(long timeoutNs) {
+        ShmRing r = ring;
+        if (r.ready()) {
+            return;
+        }
+        try {
+            if (!r.sleeping()) {
+                inner.awaitReadable(timeoutNs);
+            }
+        } finally {
+            r.awake();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ the rest
+
+    @Override
+    public boolean isNative() {
+        return true;
+    }
+
+    @Override
+    public int localIp() {
+        return localIp;
+    }
+
+    @Override
+    public InetAddress address() {
+        return inner.address();
+    }
+
+    @Override
+    public int port() {
+        return inner.port();
+    }
+
+    @Override
+    public int receiveBufferBytes() {
+        return inner.receiveBufferBytes();
+    }
+
+    @Override
+    public int openSourcePort(int sourcePort) {
+        return inner.openSourcePort(sourcePort);
+    }
+
+    @Override
+    public void releaseSourcePort(int sourcePort) {
+        inner.releaseSourcePort(sourcePort);
+    }
+
+    @Override
+    public int maxSegments() {
+        return inner.maxSegments();
+    }
+
+    @Override
+    public long receiveWaitNs() {
+        return inner.receiveWaitNs();
+    }
+
+    @Override
+    public void receiveWaitLimit(long ns) {
+        inner.receiveWaitLimit(ns);
+    }
+
+    @Override
+    public void wakeReceive() {
+        inner.wakeReceive();
+    }
+
+    @Override
+    public void wakeup() {
+        inner.wakeup();
+    }
+
+    @Override
+    public void close() {
+        own.close();
+        for (int i = 0; i < peerCount; i++) {
+            if (peerFile[i] != null) {
+                peerFile[i].close();
+                peerFile[i] = null;
+            }
+        }
+        inner.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ShmLink[" + inner + "]";
+    }
+
+    /** A segment over all native memory: the pieces of a send are addresses the engine checked (its buffers, MRs). */
+    @SuppressWarnings("restricted") // over a native link, so this process has native access
+    private static MemorySegment allNativeMemory() {
+        return MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    }
+}
