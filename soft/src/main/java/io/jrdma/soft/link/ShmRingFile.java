@@ -32,13 +32,15 @@ final class ShmRingFile implements AutoCloseable {
 
     private final Path path;
     private final Arena arena;
+    private final MemorySegment map;
     private final ShmRing ring;
     private final boolean owner;
 
-    private ShmRingFile(Path path, Arena arena, ShmRing ring, boolean owner) {
+    private ShmRingFile(Path path, Arena arena, MemorySegment map, boolean owner) {
         this.path = path;
         this.arena = arena;
-        this.ring = ring;
+        this.map = map;
+        this.ring = new ShmRing(map);
         this.owner = owner;
     }
 
@@ -81,13 +83,14 @@ final class ShmRingFile implements AutoCloseable {
                 at += ch.write(zeros, at);
             }
             MemorySegment map = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+            map.load(); // map every page now, not one fault per page in the first pass of traffic
             ShmRing.format(map, capacity, Processes.currentPid(), Processes.currentStartMs());
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
-            ShmRingFile f = new ShmRingFile(target, arena, new ShmRing(map), true);
+            ShmRingFile f = new ShmRingFile(target, arena, map, true);
             OWNED.add(f);
             installHook();
             return f;
@@ -105,8 +108,12 @@ final class ShmRingFile implements AutoCloseable {
      */
     static ShmRingFile open(Path dir, int ip, int port) {
         try {
-            return open(path(dir, ip, port), true);
-        } catch (IOException e) {
+            ShmRingFile f = open(path(dir, ip, port), true);
+            if (f != null) {
+                f.map.load(); // as the owner does: no page faults in the first pass of traffic
+            }
+            return f;
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }
@@ -125,12 +132,12 @@ final class ShmRingFile implements AutoCloseable {
                 arena.close();
                 return null;
             }
-            ShmRing ring = new ShmRing(map);
-            if (live && !Processes.alive(ring.ownerPid(), ring.ownerStartMs())) {
+            ShmRingFile f = new ShmRingFile(path, arena, map, false);
+            if (live && !Processes.alive(f.ring.ownerPid(), f.ring.ownerStartMs())) {
                 arena.close();
                 return null;
             }
-            return new ShmRingFile(path, arena, ring, false);
+            return f;
         } catch (NoSuchFileException e) {
             arena.close();
             return null;
