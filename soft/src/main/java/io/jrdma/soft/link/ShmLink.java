@@ -260,14 +260,13 @@ public final class ShmLink implements Link {
     }
 
     /**
-     * After a receive that did not wait took {@code s} datagrams off the socket: a peer's doorbell among them may have
-     * been meant for a thread of this device asleep on the socket, which then sleeps on while the peer rings no more
-     * ({@link ShmRing#doorbellTaken}); this wakes it.
+     * After a receive that did not wait took {@code s} datagrams off the socket: a doorbell among them (a peer's, or
+     * this device's own when it sends to itself) may have been meant for a thread of this device asleep on the
+     * socket, which then sleeps on while the senders ring no more ({@link ShmRing#doorbellTaken}); this wakes it.
      */
     private void tookDoorbells(int s) {
         for (int i = 0; i < s; i++) {
-            if (inner.batchLength(i) == 0 && inner.batchSenderIp(i) != localIp
-                    && inner.batchSenderPort(i) == inner.port()) {
+            if (inner.batchLength(i) == 0 && inner.batchSenderPort(i) == inner.port()) {
                 if (ring.doorbellTaken()) {
                     inner.wakeReceive();
                 }
