@@ -122,7 +122,7 @@ public final class FaultyLink implements Link {
         gather = ByteBuffer.allocateDirect(gso ? Link.maxSegmentsBytes() : 1);
         gatherSegment = MemorySegment.ofBuffer(gather);
         gatherAddress = gatherSegment.address();
-        everything = gso ? allNativeMemory() : MemorySegment.NULL;
+        everything = gso ? NativeUdp.allNativeMemory() : MemorySegment.NULL;
 
         int n = config.reorder() > 0 || config.delay() > 0 ? config.hold() : 0;
         ByteBuffer area = ByteBuffer.allocateDirect(Math.max(1, n * maxPacket));
@@ -147,12 +147,6 @@ public final class FaultyLink implements Link {
             free[i] = n - 1 - i;
         }
         freeCount = n;
-    }
-
-    /** A segment over all native memory: the batch pieces are addresses the engine checked (its own buffers, MRs). */
-    @SuppressWarnings("restricted") // a GSO link is native, so this process has native access
-    private static MemorySegment allNativeMemory() {
-        return MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     }
 
     /** Sets who is told about each fault (the device's counters). */

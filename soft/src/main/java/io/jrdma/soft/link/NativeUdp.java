@@ -175,6 +175,15 @@ final class NativeUdp {
     private NativeUdp() {
     }
 
+    /**
+     * A segment over all native memory, for copies from addresses the engine checked (its own buffers, registered
+     * memory): a native link's callers have native access.
+     */
+    @SuppressWarnings("restricted")
+    static MemorySegment allNativeMemory() {
+        return MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    }
+
     @SuppressWarnings("restricted") // the descriptors match the libc prototypes of Linux LP64
     private static MethodHandle handle(Linker linker, SymbolLookup libc, String name, FunctionDescriptor fd,
                                        Linker.Option... options) {

@@ -65,7 +65,7 @@ public final class ShmLink implements Link {
     private final Link inner;
     private final Path dir;
     private final int localIp;
-    private final MemorySegment all = allNativeMemory();
+    private final MemorySegment all = NativeUdp.allNativeMemory();
     private ShmRingFile own;
     private ShmRing ring;
     private volatile Listener listener = NO_LISTENER;
@@ -75,7 +75,6 @@ public final class ShmLink implements Link {
     private final int[] peerPort = new int[PEERS];
     private final ShmRingFile[] peerFile = new ShmRingFile[PEERS];
     private final long[] peerNextCheckNs = new long[PEERS];
-    private final InetSocketAddress[] peerAddress = new InetSocketAddress[PEERS];
     private int peerCount;
     private int lastPeer = -1;
     private int nextEvicted;
@@ -83,7 +82,8 @@ public final class ShmLink implements Link {
     private int lastToIp;
     private ByteBuffer lastSent;
     private MemorySegment lastSentSegment;
-    private final ByteBuffer doorbell = ByteBuffer.allocateDirect(1).limit(0);
+    private static final long[] NO_ADDRESSES = {};
+    private static final int[] NO_LENGTHS = {};
 
     // the last batch: from the ring, or the socket's (inner's)
     private boolean fromRing;
@@ -178,9 +178,8 @@ public final class ShmLink implements Link {
             return false;
         }
         l.on(Event.SENT);
-        if (peerFile[p].ring().claimDoorbell()) {
-            doorbell.clear().limit(0);
-            inner.send(inner.port(), doorbell, peerAddress[p]);
+        if (peerFile[p].ring().claimDoorbell()) { // an empty datagram: no pieces
+            inner.sendSegments(inner.port(), peerIp[p], peerPort[p], NO_ADDRESSES, NO_LENGTHS, 0, 0);
             l.on(Event.DOORBELL);
         }
         return true;
@@ -231,7 +230,6 @@ public final class ShmLink implements Link {
         }
         peerIp[p] = ip;
         peerPort[p] = port;
-        peerAddress[p] = new InetSocketAddress(Link.ipv4(ip), port);
         peerNextCheckNs[p] = System.nanoTime();
         return p;
     }
@@ -476,11 +474,5 @@ public final class ShmLink implements Link {
     @Override
     public String toString() {
         return "ShmLink[" + inner + "]";
-    }
-
-    /** A segment over all native memory: the pieces of a send are addresses the engine checked (its buffers, MRs). */
-    @SuppressWarnings("restricted") // over a native link, so this process has native access
-    private static MemorySegment allNativeMemory() {
-        return MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     }
 }

@@ -59,12 +59,9 @@ final class ShmRingFile implements AutoCloseable {
         Files.createDirectories(dir);
         sweep(dir);
         Path target = path(dir, ip, port);
-        try (ShmRingFile old = open(target, false)) {
+        try (ShmRingFile old = open(target, true)) { // one left by an ended process went in the sweep
             if (old != null) {
-                if (Processes.alive(old.ring.ownerPid(), old.ring.ownerStartMs())) {
-                    throw new IOException(target + " belongs to the running process " + old.ring.ownerPid());
-                }
-                old.ring.close(); // senders still mapping it stop using it
+                throw new IOException(target + " belongs to the running process " + old.ring.ownerPid());
             }
         }
         long bytes = ShmRing.mappingBytes(capacity);
