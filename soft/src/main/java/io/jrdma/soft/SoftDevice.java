@@ -131,6 +131,11 @@ public final class SoftDevice implements Device {
         return threading;
     }
 
+    /** Whether the device reaches devices of this host through shared memory ({@code jrdma.shm}). */
+    public boolean sharedMemory() {
+        return sharedMemory;
+    }
+
     /** The faults injected into what this device sends ({@link FaultConfig#NONE} normally). */
     public FaultConfig faults() {
         return faults;

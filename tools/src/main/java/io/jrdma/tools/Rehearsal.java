@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The JIT warm-up of a perftest or pingpong tool: the tool itself, run in this process against itself before it
  * meets its peer. A server thread and the calling thread run the same test with the user's options (verb,
- * connection type, size, depths, events) on the tool's own device, exchanging over loopback TCP, so the code the
- * measured run will execute (the tool's loops, the device's data path, and the waits between them) is compiled,
- * with the branch profile of the real run, before the measurement starts. A generic warm-up loop compiles the
+ * connection type, size, depths, events), the client on the tool's own device and the server on a twin of it at
+ * another loopback address ({@link RehearsalTwin}; on the tool's device too where there is none), exchanging over
+ * loopback TCP, so the code the measured run will execute (the tool's loops, the device's data path, and the waits
+ * between them) is compiled, with the branch profile of the real run, before the measurement starts. A generic warm-up loop compiles the
  * device's code with another profile: on the first real packets the compiled code hit branches it had never seen,
  * was thrown away and compiled again, and the compiler threads took the measured threads' cores meanwhile (default
  * {@code ib_send_lat}, 1,000 iterations: t_typical 35 - 55 µs where a warm run takes 5).
@@ -35,11 +36,11 @@ public final class Rehearsal {
     @FunctionalInterface
     public interface Sides {
         /**
-         * The tool's run as the client of {@code server} (null: as the server) on exchange port {@code port}, for
-         * {@code iters} iterations of one size, with every wait bounded by {@link #BOUND_MS}, printing to
-         * {@code quiet} (nowhere), on the rehearsal's context (left open).
+         * The tool's run on {@code ctx} (left open) as the client of {@code server} (null: as the server) on exchange
+         * port {@code port}, for {@code iters} iterations of one size, with every wait bounded by {@link #BOUND_MS},
+         * printing to {@code quiet} (nowhere).
          */
-        ToolSession side(String server, int port, long iters, PrintStream quiet);
+        ToolSession side(Context ctx, String server, int port, long iters, PrintStream quiet);
     }
 
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
@@ -87,26 +88,30 @@ public final class Rehearsal {
         long cap = Math.clamp(BYTES / Math.max(1, size), MIN_ITERS, Math.max(MIN_ITERS, budget));
         long iters = Math.min(FIRST_ROUND, cap);
         long total = 0;
-        for (int round = 0; round < ROUNDS; round++) {
-            long start = System.nanoTime();
-            if (!rehearse(sides, iters)) {
-                return total;
+        try (RehearsalTwin twin = RehearsalTwin.of(ctx)) {
+            Context serverCtx = twin != null ? twin.context() : ctx;
+            for (int round = 0; round < ROUNDS; round++) {
+                long start = System.nanoTime();
+                if (!rehearse(sides, serverCtx, ctx, iters)) {
+                    return total;
+                }
+                total += iters;
+                long perIteration = Math.max(1, (System.nanoTime() - start) / iters);
+                iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
             }
-            total += iters;
-            long perIteration = Math.max(1, (System.nanoTime() - start) / iters);
-            iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
         }
         untilCompilerQuiet();
         return total;
     }
 
-    /** One rehearsal: both sides of the run; false when it failed. */
-    private static boolean rehearse(Sides sides, long iters) {
+    /** One rehearsal: both sides of the run, the server's on {@code serverCtx}; false when it failed. */
+    private static boolean rehearse(Sides sides, Context serverCtx, Context clientCtx, long iters) {
         try {
             int port = freePort();
-            Side server = new Side(sides.side(null, port, iters, QUIET));
+            Side server = new Side(sides.side(serverCtx, null, port, iters, QUIET));
             Thread t = Thread.ofPlatform().name("jrdma-rehearsal").daemon().start(server);
-            Side client = new Side(sides.side(InetAddress.getLoopbackAddress().getHostAddress(), port, iters, QUIET));
+            Side client = new Side(sides.side(clientCtx, InetAddress.getLoopbackAddress().getHostAddress(), port,
+                    iters, QUIET));
             client.run();
             t.join(BOUND_MS + 2_000);
             return client.ok && server.ok && !t.isAlive();

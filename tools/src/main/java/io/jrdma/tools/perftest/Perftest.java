@@ -173,8 +173,8 @@ final class Perftest implements ToolSession {
         if (shared == null) {
             long size = o.all ? REHEARSAL_ALL_SIZE : o.size;
             boolean rehearsable = o.connection == QpType.RC && !o.rdmaCm;
-            Rehearsal.run(context, o.ibPort, gidIndex, size, rehearsable, err, (server, tcpPort, iters, quiet) ->
-                    new Perftest(o.rehearsal(server, tcpPort, iters, size), quiet, quiet, context));
+            Rehearsal.run(context, o.ibPort, gidIndex, size, rehearsable, err, (ctx, server, tcpPort, iters, quiet)
+                    -> new Perftest(o.rehearsal(server, tcpPort, iters, size), quiet, quiet, ctx));
         }
         if (!o.client()) {
             out.println();

@@ -113,8 +113,8 @@ final class Pingpong implements ToolSession {
         context = shared != null ? shared : Verbs.device(o.ibDev).open();
         if (shared == null) {
             Rehearsal.run(context, o.ibPort, o.gidIdx, o.size, o.kind == Kind.RC, err,
-                    (server, tcpPort, iters, quiet) ->
-                    new Pingpong(o.rehearsal(server, tcpPort, iters), quiet, quiet, context));
+                    (ctx, server, tcpPort, iters, quiet) ->
+                    new Pingpong(o.rehearsal(server, tcpPort, iters), quiet, quiet, ctx));
         }
         boolean ud = o.kind == Kind.UD;
         long bufBytes = ud ? o.size + UD_GRH_BYTES : o.size;

@@ -1,6 +1,9 @@
 package io.jrdma.tools.perftest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrdma.soft.Counter;
@@ -12,6 +15,8 @@ import io.jrdma.verbs.Context;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,27 +37,39 @@ class RehearsalTest {
     }
 
     @Test
-    void runsTheToolAgainstItselfOnItsOwnDevice() {
+    void runsTheToolAgainstItselfOnItsOwnDeviceAndATwin() {
         System.setProperty("jrdma.warmup", "1500");
         try (Context ctx = SoftDevice.builder().name("rehearse").address("127.0.223.1").build().open()) {
             Options o = Options.parse(Tool.IB_SEND_LAT, new String[] {"-d", "rehearse", "-s", "2", "-n", "50"});
-            AtomicInteger sides = new AtomicInteger();
+            List<Context> servers = new ArrayList<>();
+            List<Context> clients = new ArrayList<>();
             long sendsBefore = counter(ctx, Counter.RDMA_SENDS);
-            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n, out) -> {
-                sides.incrementAndGet();
-                return new Perftest(o.rehearsal(server, port, n, 2), out, out, ctx);
+            long recvsBefore = counter(ctx, Counter.RDMA_RECVS);
+            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (c, server, port, n, out) -> {
+                (server == null ? servers : clients).add(c);
+                return new Perftest(o.rehearsal(server, port, n, 2), out, out, c);
             });
             String said = errBytes.toString(StandardCharsets.UTF_8);
             // a first round of 1,000, then two sized by the cost of an iteration, each at most the setting
             assertTrue(iters >= 1000 + 2 * 100 && iters <= 3 * 1500, iters + " iterations; " + said);
-            assertEquals(6, sides.get(), "three rounds of a server and a client");
-            // every iteration is a SEND each way, plus the syncs over the exchange
-            long sends = counter(ctx, Counter.RDMA_SENDS) - sendsBefore;
-            assertTrue(sends >= 2 * iters, sends + " SENDs for " + iters + " iterations");
+            assertEquals(3, servers.size(), "three rounds of a server and a client");
+            assertEquals(List.of(ctx, ctx, ctx), clients, "the client runs on the tool's device");
+            // the server on a twin: another device, of the same kind, on another loopback address, closed after
+            Context twin = servers.getFirst();
+            assertEquals(List.of(twin, twin, twin), servers);
+            assertNotSame(ctx, twin);
+            SoftDevice twinDevice = (SoftDevice) twin.device();
+            assertTrue(twinDevice.address().isLoopbackAddress(), twinDevice.address().toString());
+            assertNotEquals(((SoftDevice) ctx.device()).address(), twinDevice.address());
+            assertEquals(((SoftDevice) ctx.device()).threading(), twinDevice.threading());
+            assertNull(twinDevice.openedContext(), "the twin is closed after the rehearsal");
+            // every iteration is a SEND each way between the two devices, plus the syncs over the exchange
+            assertTrue(counter(ctx, Counter.RDMA_SENDS) - sendsBefore >= iters, "SENDs for " + iters);
+            assertTrue(counter(ctx, Counter.RDMA_RECVS) - recvsBefore >= iters, "receives for " + iters);
             assertEquals("", said);
             // the context stays open and usable for the tool's own run
             assertTrue(Rehearsal.run(ctx, 1, -1, 2, true, err,
-                    (server, port, n, out) -> new Perftest(o.rehearsal(server, port, n, 2), out, out, ctx)) > 0,
+                    (c, server, port, n, out) -> new Perftest(o.rehearsal(server, port, n, 2), out, out, c)) > 0,
                     "a second rehearsal on the same context; " + errBytes.toString(StandardCharsets.UTF_8));
         }
     }
@@ -61,7 +78,7 @@ class RehearsalTest {
     void usesTheGenericLoopWhereARehearsalCannotRun() {
         System.setProperty("jrdma.warmup", "120");
         try (Context ctx = SoftDevice.builder().name("loop").address("127.0.223.2").build().open()) {
-            long iters = Rehearsal.run(ctx, 1, -1, 64, false, err, (server, port, n, out) -> {
+            long iters = Rehearsal.run(ctx, 1, -1, 64, false, err, (c, server, port, n, out) -> {
                 throw new AssertionError("no rehearsal over UC, UD or the connection manager");
             });
             assertEquals(120, iters, errBytes.toString(StandardCharsets.UTF_8));
@@ -73,7 +90,7 @@ class RehearsalTest {
         System.setProperty("jrdma.warmup", "1000");
         try (Context ctx = SoftDevice.builder().name("fails").address("127.0.223.3").build().open()) {
             long start = System.nanoTime();
-            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n, out) -> new ToolSession() {
+            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (c, server, port, n, out) -> new ToolSession() {
                 @Override
                 public int run() {
                     throw new IllegalArgumentException("bad options");
@@ -93,7 +110,7 @@ class RehearsalTest {
     void offWhenSetToZero() {
         System.setProperty("jrdma.warmup", "0");
         try (Context ctx = SoftDevice.builder().name("off").address("127.0.223.4").build().open()) {
-            assertEquals(0, Rehearsal.run(ctx, 1, -1, 2, true, err, (server, port, n, out) -> {
+            assertEquals(0, Rehearsal.run(ctx, 1, -1, 2, true, err, (c, server, port, n, out) -> {
                 throw new AssertionError("no rehearsal when turned off");
             }));
         }
