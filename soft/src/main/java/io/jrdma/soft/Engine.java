@@ -69,6 +69,8 @@ final class Engine implements AutoCloseable {
     private Thread thread;
     private volatile boolean running;
     private volatile boolean sleeping;
+    /** The engine thread woke on the link: it runs a pass before it may park for callers (engine thread only). */
+    private boolean passFirst;
     private volatile boolean doorbellRung;
     /** A caller's thread is in, or about to enter, a receive that waits (see {@link #progressOrWait}). */
     private volatile boolean waitingInReceive;
@@ -426,12 +428,13 @@ final class Engine implements AutoCloseable {
         }
         boolean parked = false;
         while (running) {
-            if (adaptive && !doorbellRung && callersDrive()) {
+            if (adaptive && !doorbellRung && !passFirst && callersDrive()) {
                 LockSupport.parkNanos(callerWaiting ? WAITER_PARK_NS : parkNs);
                 parkNs = Math.min(LONGEST_PARK_NS, 2 * parkNs);
                 parked = true;
                 continue;
             }
+            passFirst = false;
             if (parked) {
                 parked = false;
                 parkNs = FIRST_PARK_NS;
@@ -481,6 +484,7 @@ final class Engine implements AutoCloseable {
             link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(sleepBudgetNs())));
         }
         sleeping = false;
+        passFirst = true; // woken by what came in or by the nearest timer: work for this thread, not for a caller
     }
 
     /** How long an idle engine may sleep: until the nearest timer, at most {@link #MAX_SLEEP_NS}. */
