@@ -23,7 +23,10 @@ import java.util.concurrent.TimeUnit;
  * {@code ib_send_lat}, 1,000 iterations: t_typical 35 - 55 µs where a warm run takes 5).
  *
  * <p>Then it waits, asleep, until the compiler has nothing left to do (its total compilation time stops growing), at
- * most {@link #QUIET_MS}: compilations still queued would run beside the measured threads.
+ * most {@link #QUIET_MS}: compilations still queued would run beside the measured threads. And it rehearses again,
+ * up to {@link #EXTRA_ROUNDS} more rounds, until a round compiled nothing: a method recompiled late in a round (after
+ * a deoptimisation) was still being profiled when the rounds ended, and reached its last tier inside the measured
+ * run, the compiler threads taking a core from one of the two spinning processes for milliseconds.
  *
  * <p>Each side runs {@link #ROUNDS} rounds of at most {@link WarmUp#iterations()} iterations ({@code jrdma.warmup},
  * 0 turns it off) and {@link #BYTES} of messages, the later ones sized to take about {@link #ROUND_NS}. Soft
@@ -62,6 +65,8 @@ public final class Rehearsal {
      * them yet and send it back to be compiled with them, before the measured run rather than inside it.
      */
     private static final int ROUNDS = 3;
+    /** Rounds after those, at most, until one in which nothing was compiled. */
+    public static final int EXTRA_ROUNDS = 5;
     private static final long MIN_ITERS = 100;
 
     private Rehearsal() {
@@ -99,8 +104,19 @@ public final class Rehearsal {
                 long perIteration = Math.max(1, (System.nanoTime() - start) / iters);
                 iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
             }
+            untilCompilerQuiet();
+            for (int extra = 0; extra < EXTRA_ROUNDS; extra++) {
+                long compiled = compilationMs();
+                if (!rehearse(sides, serverCtx, ctx, iters)) {
+                    return total;
+                }
+                total += iters;
+                untilCompilerQuiet();
+                if (compilationMs() == compiled) {
+                    break; // nothing left to compile: the code the run takes is in its last tier
+                }
+            }
         }
-        untilCompilerQuiet();
         return total;
     }
 
@@ -155,6 +171,12 @@ public final class Rehearsal {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
+    }
+
+    /** The JIT compiler's total compilation time so far, in ms; -1 where it is not measured. */
+    private static long compilationMs() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit == null || !jit.isCompilationTimeMonitoringSupported() ? -1 : jit.getTotalCompilationTime();
     }
 
     /** Sleeps while the JIT compiler works (its total compilation time grows), at most {@link #QUIET_MS}. */
