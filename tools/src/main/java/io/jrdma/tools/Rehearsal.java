@@ -9,6 +9,9 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,9 +27,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Then it waits, asleep, until the compiler has nothing left to do (its total compilation time stops growing), at
  * most {@link #QUIET_MS}: compilations still queued would run beside the measured threads. And it rehearses again,
- * up to {@link #EXTRA_ROUNDS} more rounds, until a round compiled nothing: a method recompiled late in a round (after
- * a deoptimisation) was still being profiled when the rounds ended, and reached its last tier inside the measured
- * run, the compiler threads taking a core from one of the two spinning processes for milliseconds.
+ * up to {@link #EXTRA_ROUNDS} more rounds (for {@link #EXTRA_NS}), until a round compiled nothing. The hot methods of
+ * the data path were often still in their profiling tier when the three rounds ended (recompiled after a
+ * deoptimisation in the last round, and the compiler raises its thresholds while its queue is long) and reached the
+ * last tier inside the measured run, the compiler threads taking a core from one of the two spinning processes for
+ * milliseconds: a default {@code ib_send_lat}'s p99 within 3x its t_typical in 1 of 8 runs, 8 of 8 with these
+ * rounds (docs/benchmarks/shm.md). They cost the tool 1 - 4 s more at its start.
  *
  * <p>Each side runs {@link #ROUNDS} rounds of at most {@link WarmUp#iterations()} iterations ({@code jrdma.warmup},
  * 0 turns it off) and {@link #BYTES} of messages, the later ones sized to take about {@link #ROUND_NS}. Soft
@@ -65,8 +71,9 @@ public final class Rehearsal {
      * them yet and send it back to be compiled with them, before the measured run rather than inside it.
      */
     private static final int ROUNDS = 3;
-    /** Rounds after those, at most, until one in which nothing was compiled. */
+    /** Rounds after those, at most, until one in which nothing was compiled; none begins after {@link #EXTRA_NS}. */
     public static final int EXTRA_ROUNDS = 5;
+    static final long EXTRA_NS = TimeUnit.SECONDS.toNanos(2);
     private static final long MIN_ITERS = 100;
 
     private Rehearsal() {
@@ -105,7 +112,8 @@ public final class Rehearsal {
                 iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
             }
             untilCompilerQuiet();
-            for (int extra = 0; extra < EXTRA_ROUNDS; extra++) {
+            long extraEnd = System.nanoTime() + EXTRA_NS;
+            for (int extra = 0; extra < EXTRA_ROUNDS && System.nanoTime() - extraEnd < 0; extra++) {
                 long compiled = compilationMs();
                 if (!rehearse(sides, serverCtx, ctx, iters)) {
                     return total;
@@ -179,18 +187,21 @@ public final class Rehearsal {
         return jit == null || !jit.isCompilationTimeMonitoringSupported() ? -1 : jit.getTotalCompilationTime();
     }
 
-    /** Sleeps while the JIT compiler works (its total compilation time grows), at most {@link #QUIET_MS}. */
+    /**
+     * Sleeps while the JIT compiler works, at most {@link #QUIET_MS}: while its threads use CPU (Linux: their
+     * schedstat), else while its total compilation time grows (which grows only when a compilation ends: one longer
+     * than a step looked quiet).
+     */
     private static void untilCompilerQuiet() {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUIET_MS);
+        long before = compilerWork();
+        if (before < 0) {
             return;
         }
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUIET_MS);
-        long before = jit.getTotalCompilationTime();
         try {
             while (System.nanoTime() - end < 0) {
                 Thread.sleep(QUIET_STEP_MS);
-                long now = jit.getTotalCompilationTime();
+                long now = compilerWork();
                 if (now == before) {
                     return;
                 }
@@ -199,5 +210,30 @@ public final class Rehearsal {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The compiler threads' CPU time (ns) where it can be read, else the total compilation time (ms), else -1. */
+    private static long compilerWork() {
+        long sum = 0;
+        boolean found = false;
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                String name;
+                String stat;
+                try {
+                    name = Files.readString(task.resolve("comm"));
+                    stat = Files.readString(task.resolve("schedstat"));
+                } catch (IOException e) {
+                    continue; // the thread ended meanwhile
+                }
+                if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+                    sum += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
+                    found = true;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            found = false; // not Linux, or not readable: the compilation time instead
+        }
+        return found ? sum : compilationMs();
     }
 }

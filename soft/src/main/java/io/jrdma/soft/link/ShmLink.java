@@ -249,6 +249,9 @@ public final class ShmLink implements Link {
         if (!ready && ringIdleCalls < RING_ACTIVE_CALLS && ++ringIdleCalls % SOCKET_TURN != 0) {
             return 0; // the peers are on this host: an empty receive call each time would cost more than the pass
         }
+        if (ring.doorbellOnItsWay()) {
+            return ready ? takeRing(bufs, max) : 0; // the socket's datagrams are the woken thread's to take
+        }
         int s = inner.receiveBatch(bufs, max);
         if (s > 0) {
             tookDoorbells(s);
@@ -261,6 +264,8 @@ public final class ShmLink implements Link {
      * After a receive that did not wait took {@code s} datagrams off the socket: a doorbell among them (a peer's, or
      * this device's own when it sends to itself) may have been meant for a thread of this device asleep on the
      * socket, which then sleeps on while the senders ring no more ({@link ShmRing#doorbellTaken}); this wakes it.
+     * Rare: a receive leaves the socket alone while a doorbell is on its way ({@link ShmRing#doorbellOnItsWay}), so
+     * only one that looked just before the doorbell was claimed takes it.
      */
     private void tookDoorbells(int s) {
         for (int i = 0; i < s; i++) {

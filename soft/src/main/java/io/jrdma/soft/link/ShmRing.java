@@ -22,7 +22,7 @@ import java.nio.ByteBuffer;
  *        8  int   version, 12 int data capacity (a power of two)
  *       16  long  owner pid, 24 long owner start (epoch ms), 32 int state (1 open, 2 closed)
  *      128  long  tail (senders)          256 long head (receiver)
- *      384  int   sleepers (receiver threads waiting on the socket)   448 int rung (1: rung, 2: taker woke)
+ *      384  int   sleepers (receiver threads waiting on the socket)   448 int rung (a doorbell is on its way)
  *     4096  data: records of 32-byte header + bytes, each 32-byte aligned
  *            header: int record length (negative while written), int data length (-1: padding to the end),
  *                    int segment, int sender IPv4, int sender UDP port
@@ -239,8 +239,8 @@ public final class ShmRing {
     /**
      * After a commit: whether a receiver thread waits on its socket and no doorbell is on its way; true claims the
      * doorbell, and the caller sends it (an empty datagram to the receiver's port). The claim ends when a waiter
-     * comes back ({@link #awake}); another thread of the receiver that takes the doorbell off the socket wakes the
-     * waiter itself ({@link #doorbellTaken}).
+     * comes back ({@link #awake}) or another thread of the receiver takes the doorbell off the socket
+     * ({@link #doorbellTaken}).
      */
     boolean claimDoorbell() {
         return (int) INT.getVolatile(map, OFF_SLEEPERS) > 0 && (int) INT.getVolatile(map, OFF_RUNG) == 0
@@ -249,16 +249,25 @@ public final class ShmRing {
 
     /**
      * A receive that was not waiting took a doorbell off the socket (a poller's pass beside a waiting thread): the
-     * doorbell may not have ended the wait it was for. Says whether a thread still waits, which the caller then wakes
-     * itself: a sender, seeing the claim, would not ring again, and the records committed since would wait out the
-     * sleeper's whole wait (up to 64 ms: the default ib_write_bw lost two thirds of its throughput to ACK timeouts
-     * that way). The claim holds until the sleeper is back ({@link #awake}): ended here, it had every later commit
-     * ring again while the woken thread waited for a core, a doorbell per packet (ib_send_lat's 2-byte iterations took
-     * 13 - 15 us instead of 3 for stretches of a run). True once per claim: the wake-up the caller sends is itself an
-     * empty datagram from the device's port, and taken by the poller again it must not call for another.
+     * doorbell may not have ended the wait it was for. Ends the claim and says whether a thread still waits, which
+     * the caller then wakes itself: a sender, seeing the claim, would not ring again, and the records committed
+     * since would wait out the sleeper's whole wait (up to 64 ms: the default ib_write_bw lost two thirds of its
+     * throughput to ACK timeouts that way).
      */
     boolean doorbellTaken() {
-        return (int) INT.getVolatile(map, OFF_SLEEPERS) > 0 && INT.compareAndSet(map, OFF_RUNG, 1, 2);
+        INT.setVolatile(map, OFF_RUNG, 0);
+        return (int) INT.getVolatile(map, OFF_SLEEPERS) > 0;
+    }
+
+    /**
+     * Whether a doorbell is on its way to a thread waiting on the receiver's socket. A receive that does not wait
+     * then leaves the socket alone until the waiter is back, so the doorbell ends the wait it was rung for: taken by
+     * the poller, it had to be replaced ({@link #doorbellTaken}), and while the woken thread waited for a core each
+     * later commit rang again, a doorbell and a system call each side per packet (ib_send_lat's 2-byte iterations took
+     * 13 - 15 us instead of 3 for stretches of a run).
+     */
+    boolean doorbellOnItsWay() {
+        return (int) INT.getVolatile(map, OFF_RUNG) != 0 && (int) INT.getVolatile(map, OFF_SLEEPERS) > 0;
     }
 
     // ------------------------------------------------------------------------------------------------ receiver

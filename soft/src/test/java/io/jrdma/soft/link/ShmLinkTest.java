@@ -1,0 +1,94 @@
+package io.jrdma.soft.link;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shared-memory link between two sockets of this process, beside a thread of the receiver that waits on its
+ * socket: the doorbell a sender rings is left in the socket for that thread (127.0.22.x).
+ */
+class ShmLinkTest {
+
+    private static final String A = "127.0.22.1";
+    private static final String B = "127.0.22.2";
+    private static final int RECORDS = 200;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aPollerLeavesTheDoorbellInTheSocketForTheThreadItWakes() throws Exception {
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
+        InetAddress b = InetAddress.getByName(B);
+        int ipB = Link.ipv4(b);
+        try (Link la = ShmLink.over(Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true), dir);
+             Link lb = ShmLink.over(Link.open(b, Link.ROCE_PORT, true), dir)) {
+            ShmLink a = assertInstanceOf(ShmLink.class, la);
+            assertInstanceOf(ShmLink.class, lb);
+            AtomicInteger doorbells = new AtomicInteger();
+            a.listener(e -> {
+                if (e == ShmLink.Event.DOORBELL) {
+                    doorbells.incrementAndGet();
+                }
+            });
+            // a thread of b that waits on b's socket and has not got a core yet: registered in b's ring, not running
+            ShmRingFile waiter = ShmRingFile.open(dir, ipB, Link.ROCE_PORT);
+            assertNotNull(waiter);
+            waiter.ring().sleeping();
+            // meanwhile b's poller takes every record from the ring as a sends them
+            ByteBuffer packet = ByteBuffer.allocateDirect(64);
+            InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
+            ByteBuffer[] rx = buffers();
+            for (int i = 0; i < RECORDS; i++) {
+                packet.clear();
+                packet.put(0, (byte) i);
+                assertTrue(la.send(la.port(), packet, to));
+                int got = receiveOne(lb, rx);
+                assertEquals(64, lb.batchLength(0), "record " + i + ", not a doorbell: " + got);
+                assertEquals((byte) i, rx[0].get(0));
+            }
+            // one doorbell for the one wait: the poller left it in the socket, so the senders rang no more (taken by
+            // the poller, each had to be replaced, and the next commit rang again)
+            assertEquals(1, doorbells.get(), "doorbells for " + RECORDS + " records");
+            // the waiter comes back: the doorbell is still there for the next receive, an empty datagram from a's
+            // port that counts as a wake-up
+            waiter.ring().awake();
+            receiveOne(lb, rx);
+            assertEquals(0, lb.batchLength(0));
+            assertTrue(lb.isWakeUp(0));
+            waiter.close();
+        }
+    }
+
+    /** Receives until a batch comes, at most 5 s; returns its size. */
+    private static int receiveOne(Link link, ByteBuffer[] rx) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            int got = link.receiveBatch(rx, 1);
+            if (got > 0) {
+                return got;
+            }
+        }
+        throw new AssertionError("nothing received within 5 s");
+    }
+
+    private static ByteBuffer[] buffers() {
+        ByteBuffer[] bufs = new ByteBuffer[Link.RX_BATCH];
+        for (int i = 0; i < bufs.length; i++) {
+            bufs[i] = ByteBuffer.allocateDirect(65536);
+        }
+        return bufs;
+    }
+}
