@@ -193,7 +193,9 @@ class ShmRingTest {
         assertEquals(10, ring.poll(dst, 0));
         assertFalse(ring.sleeping(), "empty: the receiver may sleep");
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
+        assertFalse(ring.doorbellOnItsWay(), "not rung yet");
         assertTrue(ring.claimDoorbell(), "asleep: ring it");
+        assertTrue(ring.doorbellOnItsWay(), "pollers leave the socket to the waiter");
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
         assertFalse(ring.claimDoorbell(), "one doorbell is on its way");
         // a poller's receive took the doorbell off the socket: the sleeper must be woken, and later commits ring
@@ -201,6 +203,7 @@ class ShmRingTest {
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
         assertTrue(ring.claimDoorbell(), "the claim ended with the doorbell");
         ring.awake();
+        assertFalse(ring.doorbellOnItsWay(), "the waiter is back");
         assertFalse(ring.claimDoorbell(), "awake again");
         assertFalse(ring.doorbellTaken(), "nobody sleeps: nothing to wake");
         assertTrue(ring.sleeping(), "records wait: the receiver must not sleep");
