@@ -2,7 +2,6 @@ package io.jrdma.soft.link;
 
 import io.jrdma.wire.Icrc;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Objects;
@@ -36,7 +35,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Not thread-safe, like every {@link Link}: the engine uses it from one thread at a time.
  */
-public final class FaultyLink implements Link {
+public final class FaultyLink extends ForwardingLink {
 
     /** The faults a {@link FaultyLink} injects, each counted once per packet it hits. */
     public enum Fault {
@@ -61,7 +60,6 @@ public final class FaultyLink implements Link {
 
     private static final Listener NO_LISTENER = f -> { };
 
-    private final Link inner;
     private final boolean gso; // the inner link takes sendSegments: held packets go out through it too
     private final FaultConfig config;
     private final LongSupplier clock;
@@ -113,7 +111,7 @@ public final class FaultyLink implements Link {
      * @param maxPacket the largest packet the engine sends, the size of each hold buffer
      */
     public FaultyLink(Link inner, FaultConfig config, LongSupplier clock, int maxPacket) {
-        this.inner = Objects.requireNonNull(inner);
+        super(inner);
         this.config = Objects.requireNonNull(config);
         this.clock = Objects.requireNonNull(clock);
         int segments = inner.maxSegments();
@@ -410,11 +408,6 @@ public final class FaultyLink implements Link {
         return timedCount > 0 ? 0 : inner.receiveWaitNs();
     }
 
-    @Override
-    public void receiveWaitLimit(long ns) {
-        inner.receiveWaitLimit(ns);
-    }
-
     /** Sends what is held for reordering first (the engine goes idle), then receives as {@link Link} says. */
     @Override
     public int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
@@ -460,93 +453,6 @@ public final class FaultyLink implements Link {
         if (timedCount == 0) {
             inner.awaitReadable(timeoutNs);
         }
-    }
-
-    // -------------------------------------------------------------------------------------------- delegation
-
-    @Override
-    public boolean isNative() {
-        return inner.isNative();
-    }
-
-    @Override
-    public int localIp() {
-        return inner.localIp();
-    }
-
-    @Override
-    public InetAddress address() {
-        return inner.address();
-    }
-
-    @Override
-    public int port() {
-        return inner.port();
-    }
-
-    @Override
-    public int receiveBufferBytes() {
-        return inner.receiveBufferBytes();
-    }
-
-    @Override
-    public int openSourcePort(int sourcePort) {
-        return inner.openSourcePort(sourcePort);
-    }
-
-    @Override
-    public void releaseSourcePort(int sourcePort) {
-        inner.releaseSourcePort(sourcePort);
-    }
-
-    @Override
-    public void prepare(int destIp, int destPort) {
-        inner.prepare(destIp, destPort);
-    }
-
-    @Override
-    public int maxSegments() {
-        return inner.maxSegments();
-    }
-
-    @Override
-    public void wakeReceive() {
-        inner.wakeReceive();
-    }
-
-    @Override
-    public boolean isWakeUp(int i) {
-        return inner.isWakeUp(i);
-    }
-
-    @Override
-    public int batchLength(int i) {
-        return inner.batchLength(i);
-    }
-
-    @Override
-    public int batchSenderIp(int i) {
-        return inner.batchSenderIp(i);
-    }
-
-    @Override
-    public int batchSenderPort(int i) {
-        return inner.batchSenderPort(i);
-    }
-
-    @Override
-    public int batchSegmentSize(int i) {
-        return inner.batchSegmentSize(i);
-    }
-
-    @Override
-    public void wakeup() {
-        inner.wakeup();
-    }
-
-    @Override
-    public void close() {
-        inner.close();
     }
 
     @Override

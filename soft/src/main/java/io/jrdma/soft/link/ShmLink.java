@@ -2,7 +2,6 @@ package io.jrdma.soft.link;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -25,7 +24,7 @@ import java.nio.file.Path;
  * <p>Not thread-safe, as {@link Link}: one engine thread sends and receives; {@link #awaitReadable},
  * {@link #wakeup} and {@link #wakeReceive} may come from other threads. Nothing is allocated per datagram.
  */
-public final class ShmLink implements Link {
+public final class ShmLink extends ForwardingLink {
 
     /** What the device counts of this path. */
     public enum Event {
@@ -62,7 +61,6 @@ public final class ShmLink implements Link {
     private static final System.Logger LOG = System.getLogger(ShmLink.class.getName());
     private static final Listener NO_LISTENER = e -> { };
 
-    private final Link inner;
     private final Path dir;
     private final int localIp;
     private final MemorySegment all = NativeUdp.allNativeMemory();
@@ -97,7 +95,7 @@ public final class ShmLink implements Link {
     private final MemorySegment[] segments = new MemorySegment[RX_BATCH];
 
     private ShmLink(Link inner, Path dir, ShmRingFile own) {
-        this.inner = inner;
+        super(inner);
         this.dir = dir;
         this.localIp = inner.localIp();
         this.own = own;
@@ -403,66 +401,6 @@ public final class ShmLink implements Link {
     }
 
     // ------------------------------------------------------------------------------------------------ the rest
-
-    @Override
-    public boolean isNative() {
-        return true;
-    }
-
-    @Override
-    public int localIp() {
-        return localIp;
-    }
-
-    @Override
-    public InetAddress address() {
-        return inner.address();
-    }
-
-    @Override
-    public int port() {
-        return inner.port();
-    }
-
-    @Override
-    public int receiveBufferBytes() {
-        return inner.receiveBufferBytes();
-    }
-
-    @Override
-    public int openSourcePort(int sourcePort) {
-        return inner.openSourcePort(sourcePort);
-    }
-
-    @Override
-    public void releaseSourcePort(int sourcePort) {
-        inner.releaseSourcePort(sourcePort);
-    }
-
-    @Override
-    public int maxSegments() {
-        return inner.maxSegments();
-    }
-
-    @Override
-    public long receiveWaitNs() {
-        return inner.receiveWaitNs();
-    }
-
-    @Override
-    public void receiveWaitLimit(long ns) {
-        inner.receiveWaitLimit(ns);
-    }
-
-    @Override
-    public void wakeReceive() {
-        inner.wakeReceive();
-    }
-
-    @Override
-    public void wakeup() {
-        inner.wakeup();
-    }
 
     @Override
     public void close() {
