@@ -2,6 +2,7 @@ package io.jrdma.soft;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.LongToIntFunction;
 
 /**
  * Adaptive mode: when a caller's poll that found nothing stops spinning and waits (the kernel's NAPI busy-poll budget,
@@ -28,10 +29,21 @@ import java.util.function.LongSupplier;
  * than {@link #SUSPECT_NS} between two empty polls of one spin counts as switched out when the kernel counts an
  * involuntary context switch of the caller's thread since it last looked ({@link Preemptions}: a spinning thread is
  * switched out only when another runnable thread wants its core; where that count cannot be read, a gap of more
- * than {@link #PREEMPTED_NS} counts). The share is taken over every {@link #SAMPLE_NS} of spinning; a contended
- * verdict holds for {@link #CONTENDED_NS}, then the spin is tried again. An occasional preemption (a kernel worker,
- * a compiler thread, the engine thread looking in) does not make the cores contended: two pollers spinning on two
- * cores keep spinning.
+ * than {@link #PREEMPTED_NS} counts). The share is taken over every {@link #SAMPLE_NS} of spinning. A weaker verdict,
+ * crowded, cuts the spin the same way and stops its yields but keeps the waits that a datagram ends. Its sign: a spin
+ * of {@link #LONG_SPIN_NS} or more that ends switched out, seen by the next empty poll or by the poll that finds the
+ * answer (another thread waited for this core while it spun; the kernel ends such a spin only with the time slice,
+ * milliseconds, and since a wake-up does not preempt a thread early in its slice, the thread waiting behind it is
+ * often the one whose answer the spin waits for: beside one busy process, the default {@code ib_send_lat}'s p99 was
+ * such slices, 2 ms). The sign does not count while the machine had half a core or more idle lately
+ * ({@link IdleCores}): two pollers of a ping-pong that ended up on one core show it too, and for them the long spin
+ * is the cure (behind it the waiting one goes cold and the idle core takes it). Either verdict holds for
+ * {@link #CONTENDED_NS} after its last sign, then the spin is tried again: a crowded ping-pong's short spins are
+ * seldom preempted, so at most one slice every {@link #CONTENDED_NS} renews it. (Renewing it from the caller's run
+ * delay too, {@code /proc/thread-self/schedstat}, kept it on for good: on two cores, two pollers' short spins and
+ * waits make their own run delay, and a quiet busy ping-pong's p99 went from 2 to 50 µs.) An occasional preemption
+ * of short spins (a kernel worker, a compiler thread, the engine thread looking in) is no sign: two pollers spinning
+ * on two cores keep spinning.
  *
  * <p>The fields are hints shared by the callers of one device without synchronisation: a lost update costs one
  * spin more or less, never correctness (every wait is bounded by {@link Engine#CALLER_WAIT_NS} or
@@ -55,7 +67,14 @@ final class CallerBackoff {
     static final long PREEMPTED_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Spinning time over which the switched-out share is taken. */
     static final long SAMPLE_NS = TimeUnit.MICROSECONDS.toNanos(500);
-    /** The share of spinning time switched out above which the cores are contended (one fifth). */
+    /**
+     * A spin that went on this long before the caller was switched out involuntarily makes the cores contended at
+     * once: another thread waited for this core while it spun (on an idle core nobody does), and it waited for the
+     * rest of a time slice, perhaps the very thread whose answer the spin was waiting for.
+     */
+    static final long LONG_SPIN_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** The share of spinning time switched out, or of a waiting caller's time spent waiting for a core (run delay),
+     * above which the cores are contended (one fifth). */
     static final int CONTENDED_SHARE = 5;
     /** How long a contended verdict holds. */
     static final long CONTENDED_NS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -69,6 +88,8 @@ final class CallerBackoff {
     private final Counters counters;
     /** The calling thread's involuntary context switches since it last asked, or -1 ({@link Preemptions}). */
     private final LongSupplier switches;
+    /** Whether the machine had a core to spare lately ({@link IdleCores}). */
+    private final LongToIntFunction spareCores;
 
     /** Since when callers' polls have found nothing to do (0: the last found or did work). */
     private long idleSinceNs;
@@ -79,6 +100,8 @@ final class CallerBackoff {
     private long switchedOutNs;
     /** Until when the cores count as contended. */
     private long contendedUntilNs;
+    /** Until when the cores count as crowded (a short spin, no more; see {@link #crowded}). */
+    private long crowdedUntilNs;
     /** Whether the pass after the last wait moved data in bulk ({@link #waited}). */
     private boolean bulk;
     /** When the last empty poll was, and when the current spin yields its core (0: it does not). */
@@ -86,19 +109,39 @@ final class CallerBackoff {
     private long yieldAtNs;
 
     CallerBackoff(Counters counters) {
-        this(counters, Preemptions::sinceLast);
+        this(counters, Preemptions::sinceLast, IdleCores::spareSince);
     }
 
-    /** With the count of involuntary context switches taken from {@code switches} (tests). */
-    CallerBackoff(Counters counters, LongSupplier switches) {
+    /**
+     * With the count of involuntary context switches taken from {@code switches} and the spare cores from
+     * {@code spareCores} (tests).
+     */
+    CallerBackoff(Counters counters, LongSupplier switches, LongToIntFunction spareCores) {
         this.counters = counters;
         this.switches = switches;
+        this.spareCores = spareCores;
     }
 
     /** A caller's pass or poll did work, or a post was sent: the next empty poll starts a new spin. */
     void worked() {
         idleSinceNs = 0;
         lastSpinNs = 0;
+    }
+
+    /**
+     * A caller's poll at {@code now} found what it spun for: the spin ends ({@link #worked}). When the poll came after
+     * a long gap in a long spin, and the caller was switched out in it, the answer came while it was off its core: the
+     * thread that sent it had waited for that core ({@link #LONG_SPIN_NS}), and the cores are crowded. The gap's end
+     * is seen by this poll alone, so {@link #shouldWait} never sees it.
+     */
+    void answered(long now) {
+        long last = lastSpinNs;
+        long since = idleSinceNs;
+        if (last != 0 && since != 0 && last - since >= LONG_SPIN_NS && now - last > SUSPECT_NS
+                && switchedOut(now - last)) {
+            crowd(now);
+        }
+        worked();
     }
 
     /**
@@ -116,11 +159,11 @@ final class CallerBackoff {
         }
         long last = lastSpinNs;
         if (last != 0) {
-            sample(now, now - last);
+            sample(now, now - last, since);
         }
         // contended and moving data in bulk: no spin at all. The peer that must answer (ACK a window, take in a
         // burst) needs the core this spin would hold, and the wait that follows is a moderated one anyway
-        long budget = contended(now) ? (bulk ? 0 : CONTENDED_SPIN_NS) : SPIN_NS;
+        long budget = contended(now) ? (bulk ? 0 : CONTENDED_SPIN_NS) : crowded(now) ? CONTENDED_SPIN_NS : SPIN_NS;
         if (now - since <= budget) {
             lastSpinNs = now;
             return false;
@@ -142,7 +185,7 @@ final class CallerBackoff {
      */
     boolean shouldYield(long now) {
         long at = yieldAtNs;
-        if (at == 0 || now - at < 0 || contended(now)) {
+        if (at == 0 || now - at < 0 || crowded(now)) {
             return false;
         }
         yieldAtNs = now + YIELD_EVERY_NS;
@@ -157,26 +200,51 @@ final class CallerBackoff {
     }
 
     /**
-     * Adds one step of a spin, {@code gapNs} long and ending at {@code now}, to the sample; ends the sample with a
-     * verdict when it is full. A long step in which the thread was not switched out involuntarily (it slept or did
-     * its own work between polls) is no spinning time, and is left out.
+     * Adds one step of a spin that began at {@code since}, {@code gapNs} long and ending at {@code now}, to the
+     * sample; ends the sample with a verdict when it is full. A long step in which the thread was not switched out
+     * involuntarily (it slept or did its own work between polls) is no spinning time, and is left out.
      */
-    private void sample(long now, long gapNs) {
+    private void sample(long now, long gapNs, long since) {
         if (gapNs > SUSPECT_NS) {
             if (!switchedOut(gapNs)) {
                 return;
             }
             switchedOutNs += gapNs;
+            if (now - gapNs - since >= LONG_SPIN_NS) {
+                crowd(now);
+            }
         }
         sampleNs += gapNs;
         if (sampleNs >= SAMPLE_NS) {
             if (switchedOutNs * CONTENDED_SHARE > sampleNs) {
-                contendedUntilNs = now + CONTENDED_NS;
-                counters.addAtomic(Counter.CALLER_CONTENDED, 1);
+                contend(now);
             }
             sampleNs = 0;
             switchedOutNs = 0;
         }
+    }
+
+    /** The cores count as contended from {@code now} for {@link #CONTENDED_NS}; counted when they did not before. */
+    private void contend(long now) {
+        if (!contended(now)) {
+            counters.addAtomic(Counter.CALLER_CONTENDED, 1);
+        }
+        contendedUntilNs = now + CONTENDED_NS;
+    }
+
+    /**
+     * The cores count as crowded from {@code now} for {@link #CONTENDED_NS} (counted when they did not before), unless
+     * half a core or more idled lately ({@link IdleCores}): then the thread that waited for this caller's core was
+     * its partner on a core the two share while another idles, and a long spin lets the idle core take it.
+     */
+    private void crowd(long now) {
+        if (spareCores.applyAsInt(now) == IdleCores.SPARE) {
+            return;
+        }
+        if (!crowded(now)) {
+            counters.addAtomic(Counter.CALLER_CROWDED, 1);
+        }
+        crowdedUntilNs = now + CONTENDED_NS;
     }
 
     /** Whether a gap of {@code gapNs} in a spin was the calling thread being switched out. */
@@ -222,5 +290,15 @@ final class CallerBackoff {
     /** Whether the cores count as contended at {@code now}. */
     boolean contended(long now) {
         return now - contendedUntilNs < 0;
+    }
+
+    /**
+     * Whether the cores count as crowded at {@code now}: contended, or a sign that a thread waited for a core while
+     * the callers spun or woke (a long spin preempted, a waiting caller's run delay). A crowded caller's spin is
+     * {@link #CONTENDED_SPIN_NS} and does not yield, but its waits stay the ones a datagram ends: two processes that
+     * move data in bulk on two cores crowd them too, and timed waits there cost a fifth to a third of the throughput.
+     */
+    boolean crowded(long now) {
+        return now - crowdedUntilNs < 0 || contended(now);
     }
 }

@@ -110,6 +110,12 @@ public enum Counter {
      */
     CALLER_CONTENDED("caller_contended"),
     /**
+     * Adaptive and dedicated threading: times the callers found the cores crowded (a spin of a millisecond or more
+     * preempted, or a waiting caller's run delay over a fifth of its time) and cut their spins short
+     * ({@link CallerBackoff#crowded}).
+     */
+    CALLER_CROWDED("caller_crowded"),
+    /**
      * Callers' polls that slept on contended cores: adaptive threading's timed sleeps during a bulk transfer, and
      * dedicated threading's sleeps until the engine thread's next pass with work.
      */

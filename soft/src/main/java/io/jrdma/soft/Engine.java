@@ -281,7 +281,7 @@ final class Engine implements AutoCloseable {
             return -1;
         }
         if (work > 0 || found) {
-            backoff.worked();
+            backoff.answered(System.nanoTime());
             return -1;
         }
         long now = System.nanoTime();
@@ -322,7 +322,7 @@ final class Engine implements AutoCloseable {
      */
     private int dedicatedIdle(boolean found, SoftCq cq) {
         if (found) {
-            backoff.worked();
+            backoff.answered(System.nanoTime());
             return -1;
         }
         if (!backoff.shouldSleep(System.nanoTime())) {

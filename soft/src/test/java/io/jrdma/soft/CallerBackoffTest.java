@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +22,10 @@ class CallerBackoffTest {
     private final Counters counters = new Counters();
     /** Involuntary switches the next query reports (then 0). */
     private final AtomicLong pendingSwitches = new AtomicLong();
-    private final CallerBackoff backoff = new CallerBackoff(counters, () -> pendingSwitches.getAndSet(0));
+    /** What the look at the machine's idle cores answers. */
+    private final AtomicInteger spare = new AtomicInteger(IdleCores.BUSY);
+    private final CallerBackoff backoff = new CallerBackoff(counters, () -> pendingSwitches.getAndSet(0),
+            t -> spare.get());
     private long now = 1_000_000_000L;
 
     /** Empty polls every {@code stepNs} until one should wait; returns how long the spin lasted. */
@@ -125,6 +129,105 @@ class CallerBackoffTest {
     }
 
     @Test
+    void aLongSpinThatIsPreemptedMakesTheCoresCrowdedAtOnce() {
+        // a spinner that holds its core until the end of its time slice while the thread it woke waits behind it:
+        // one preemption after 1 ms of spin, a short gap (the other thread answered quickly once it ran)
+        backoff.worked();
+        backoff.shouldWait(now);
+        for (long spun = 0; spun < CallerBackoff.LONG_SPIN_NS; spun += US) {
+            now += US;
+            assertFalse(backoff.shouldWait(now));
+        }
+        assertFalse(backoff.crowded(now), "no preemption yet");
+        pendingSwitches.set(1);
+        now += 50 * US;
+        backoff.shouldWait(now);
+        assertTrue(backoff.crowded(now), "preempted after a long spin: 50 us of 1 ms is under the share rule");
+        assertFalse(backoff.contended(now));
+        assertEquals(1, counters.get(Counter.CALLER_CROWDED));
+        backoff.worked();
+        long spun = spinUntilWait(US, CallerBackoff.SPIN_NS);
+        assertTrue(spun <= CallerBackoff.CONTENDED_SPIN_NS + 2 * US, "crowded spin lasted " + spun);
+        backoff.waited(CallerBackoff.BULK_WORK, CallerBackoff.BULK_BYTES);
+        assertFalse(backoff.moderated(now), "crowded: the waits stay the ones a datagram ends");
+        now += CallerBackoff.CONTENDED_NS;
+        assertFalse(backoff.crowded(now), "the verdict expires");
+    }
+
+    @Test
+    void anAnswerThatCameWhileALongSpinWasSwitchedOutMakesTheCoresCrowded() {
+        // the peer's thread waited behind the spin for the rest of its slice, answered while it was switched out,
+        // and the first poll back finds the answer: no empty poll sees the gap
+        backoff.worked();
+        for (long spun = 0; spun <= CallerBackoff.LONG_SPIN_NS; spun += US) {
+            assertFalse(backoff.shouldWait(now));
+            now += US;
+        }
+        now += 60 * US;
+        backoff.answered(now); // not switched out: the caller did something else (no sign)
+        assertFalse(backoff.crowded(now));
+        for (long spun = 0; spun <= CallerBackoff.LONG_SPIN_NS; spun += US) {
+            assertFalse(backoff.shouldWait(now));
+            now += US;
+        }
+        pendingSwitches.set(1);
+        now += 60 * US;
+        backoff.answered(now);
+        assertTrue(backoff.crowded(now));
+        assertEquals(1, counters.get(Counter.CALLER_CROWDED));
+        // a short spin's answer after a preemption: no sign
+        CallerBackoff other = new CallerBackoff(counters, () -> 1, t -> IdleCores.BUSY);
+        for (int i = 0; i < 100; i++) {
+            other.shouldWait(now);
+            now += US;
+            other.shouldWait(now);
+            now += 60 * US;
+            other.answered(now);
+        }
+        assertFalse(other.crowded(now));
+    }
+
+    @Test
+    void withACoreToSpareALongSpinPreemptedIsTwoPollersSharingACoreAndTheSpinStaysLong() {
+        // two pollers on one core while the other idles: each waits for the core behind the other, as beside a busy
+        // process, but a long spin is what lets the idle core take one of them
+        spare.set(IdleCores.SPARE);
+        longSpinPreempted();
+        assertFalse(backoff.crowded(now));
+        backoff.worked();
+        long spun = spinUntilWait(US, 2 * CallerBackoff.SPIN_NS);
+        assertTrue(spun > CallerBackoff.SPIN_NS, "the spin stays long: " + spun);
+        assertEquals(0, counters.get(Counter.CALLER_CROWDED));
+        spare.set(IdleCores.UNKNOWN); // the first look has nothing to compare with: the sign counts
+        longSpinPreempted();
+        assertTrue(backoff.crowded(now));
+    }
+
+    /** A spin of just over {@link CallerBackoff#LONG_SPIN_NS}, switched out, then the poll that finds the answer. */
+    private void longSpinPreempted() {
+        backoff.worked();
+        for (long spun = 0; spun <= CallerBackoff.LONG_SPIN_NS; spun += US) {
+            backoff.shouldWait(now);
+            now += US;
+        }
+        pendingSwitches.set(1);
+        now += 60 * US;
+        backoff.answered(now);
+    }
+
+    @Test
+    void aShortSpinThatIsPreemptedIsNot() {
+        backoff.worked();
+        backoff.shouldWait(now);
+        now += CallerBackoff.LONG_SPIN_NS - 20 * US;
+        backoff.shouldWait(now); // no switch in that step: not spinning time, but the spin's clock runs
+        pendingSwitches.set(1);
+        now += 15 * US;
+        backoff.shouldWait(now);
+        assertFalse(backoff.crowded(now));
+    }
+
+    @Test
     void theCallersOwnSleepsBetweenPollsAreNotSpinningTime() {
         // long gaps with no involuntary switch (the application slept or worked), each after a short spin
         for (int i = 0; i < 1000; i++) {
@@ -138,7 +241,7 @@ class CallerBackoffTest {
 
     @Test
     void withoutTheKernelsCountALongGapCountsAsSwitchedOut() {
-        CallerBackoff blind = new CallerBackoff(counters, () -> -1);
+        CallerBackoff blind = new CallerBackoff(counters, () -> -1, t -> IdleCores.UNKNOWN);
         blind.worked();
         for (int i = 0; i < 100 && !blind.contended(now); i++) {
             blind.shouldWait(now);
