@@ -73,8 +73,7 @@ final class CallerBackoff {
      * rest of a time slice, perhaps the very thread whose answer the spin was waiting for.
      */
     static final long LONG_SPIN_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** The share of spinning time switched out, or of a waiting caller's time spent waiting for a core (run delay),
-     * above which the cores are contended (one fifth). */
+    /** The share of spinning time switched out above which the cores are contended (one fifth). */
     static final int CONTENDED_SHARE = 5;
     /** How long a contended verdict holds. */
     static final long CONTENDED_NS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -294,9 +293,10 @@ final class CallerBackoff {
 
     /**
      * Whether the cores count as crowded at {@code now}: contended, or a sign that a thread waited for a core while
-     * the callers spun or woke (a long spin preempted, a waiting caller's run delay). A crowded caller's spin is
-     * {@link #CONTENDED_SPIN_NS} and does not yield, but its waits stay the ones a datagram ends: two processes that
-     * move data in bulk on two cores crowd them too, and timed waits there cost a fifth to a third of the throughput.
+     * a caller spun (a long spin preempted). A crowded caller's spin is {@link #CONTENDED_SPIN_NS} and does not
+     * yield, but its waits stay the ones a datagram ends: two processes that move data in bulk on two cores crowd
+     * them too, and with such signs making the cores contended (timed waits) the quiet 64 KiB WRITE of
+     * {@code jrdma bench} lost a fifth to a third (3,583 - 3,673 MB/s against 4,286 - 5,073, same window).
      */
     boolean crowded(long now) {
         return now - crowdedUntilNs < 0 || contended(now);

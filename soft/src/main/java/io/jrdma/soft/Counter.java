@@ -111,8 +111,7 @@ public enum Counter {
     CALLER_CONTENDED("caller_contended"),
     /**
      * Adaptive and dedicated threading: times the callers found the cores crowded (a spin of a millisecond or more
-     * preempted, or a waiting caller's run delay over a fifth of its time) and cut their spins short
-     * ({@link CallerBackoff#crowded}).
+     * preempted while less than half a core idled) and cut their spins short ({@link CallerBackoff#crowded}).
      */
     CALLER_CROWDED("caller_crowded"),
     /**
