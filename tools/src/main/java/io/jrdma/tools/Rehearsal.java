@@ -218,17 +218,15 @@ public final class Rehearsal {
         boolean found = false;
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
             for (Path task : tasks) {
-                String name;
-                String stat;
                 try {
-                    name = Files.readString(task.resolve("comm"));
-                    stat = Files.readString(task.resolve("schedstat"));
+                    String name = Files.readString(task.resolve("comm"));
+                    if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+                        String stat = Files.readString(task.resolve("schedstat"));
+                        sum += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
+                        found = true;
+                    }
                 } catch (IOException e) {
                     continue; // the thread ended meanwhile
-                }
-                if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
-                    sum += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
-                    found = true;
                 }
             }
         } catch (IOException | RuntimeException e) {
