@@ -37,10 +37,11 @@ record BenchConfig(List<Scenario> scenarios, long warmupMs, long durationMs, int
 
     /**
      * The budget of a child running one case of {@code s}: warm-up, measurement, and the allowance for the rest; for
-     * the idle scenario its idle interval, settle time and wake phase instead of the measurement.
+     * the idle scenario its warm-up's second part (round trips after short gaps, as long as the first), its idle
+     * interval, settle time and wake phase instead of the measurement.
      */
     long childTimeoutMs(Scenario s) {
-        long measured = s == Scenario.IDLE ? idleMs + IdleBench.extraMs(quick) : durationMs;
+        long measured = s == Scenario.IDLE ? warmupMs + idleMs + IdleBench.extraMs(quick) : durationMs;
         return warmupMs + measured + timeoutMs;
     }
 }

@@ -24,8 +24,11 @@ import java.util.concurrent.locks.LockSupport;
  *   <li><b>Warm-up</b> ({@code warmup_ms}): back-to-back 2-byte round trips, as in the wake phase but without gaps,
  *       so that both sides' paths are compiled; a client that will idle on a completion channel waits for its
  *       answers there in the first half (its idle wait's code is then as warm as the server's), and the second
- *       half's round trips are reported for reference ({@code busy_*}, the progress line's "RTT busy"). The client
- *       ends it with the message {@link #PHASE}.</li>
+ *       half's round trips are reported for reference ({@code busy_*}, the progress line's "RTT busy"). Then as long
+ *       again, round trips each after a gap of 200 to 600 us, so that the path the wake phase takes (both sides
+ *       asleep between messages: the engine thread's sleep and wake-up, the doorbell) is compiled too; after the
+ *       back-to-back part alone it ran interpreted for much of the wake phase. The client ends it with the message
+ *       {@link #PHASE}.</li>
  *   <li><b>Idle</b>: both sides idle as the case says (below) for {@code settle_ms}, then for the measured interval
  *       ({@code idle_ms}, {@code --duration}, default 10 s). Each process samples its own CPU time at the interval's
  *       edges, inside the process: {@link Cpu#preciseProcessNs} (every thread of the JVM, the engine's, the
@@ -86,6 +89,11 @@ final class IdleBench {
     static final long QUICK_SETTLE_MS = 50;
     /** Warm-up round trips at least, however short {@code warmup_ms}. */
     static final int MIN_WARM = 100;
+    /** Round trips after short gaps at least, however short {@code warmup_ms}. */
+    static final int MIN_WARM_WAKES = 100;
+    /** The warm-up's short gaps: long enough for both sides to fall asleep (the engine's callers stop after 50 us). */
+    static final long WARM_GAP_MIN_US = 200;
+    static final long WARM_GAP_MAX_US = 600;
     /** Most warm-up round trips kept for the busy reference figures. */
     private static final int BUSY_SAMPLES = 1 << 18;
     private static final long SEED = 0x1d1e;
@@ -150,8 +158,11 @@ final class IdleBench {
     }
 
     /**
-     * The warm-up: back-to-back round trips for {@code warmup_ms}, at least {@value #MIN_WARM}, then PHASE. Returns
-     * the fields of the round trips of its second half, for reference: the same exchange without idle gaps.
+     * The warm-up: back-to-back round trips for {@code warmup_ms}, at least {@value #MIN_WARM}, then as long again
+     * (at least {@value #MIN_WARM_WAKES}) round trips each after a short gap ({@link #WARM_GAP_MIN_US} to
+     * {@link #WARM_GAP_MAX_US} us), so that the wake phase's own path (both sides asleep between messages) is as
+     * compiled as the busy one; then PHASE. Returns the fields of the back-to-back round trips of its second half,
+     * for reference: the same exchange without idle gaps.
      */
     static String warmUp(Params p, RoundTrip rt, Deadline deadline) throws Exception {
         long start = System.nanoTime();
@@ -173,11 +184,25 @@ final class IdleBench {
             }
             deadline.check("warming up");
         }
+        int wakes = warmWakes(rt, System.nanoTime() + warmNs, deadline);
         rt.run(PHASE);
         long[] s = Arrays.copyOf(busy, Math.max(1, n));
         Arrays.sort(s);
         return "busy_samples=" + n + " busy_p50_ns=" + Latencies.percentile(s, 50) + " busy_p99_ns="
-                + Latencies.percentile(s, 99);
+                + Latencies.percentile(s, 99) + " warm_wakes=" + wakes;
+    }
+
+    /** The warm-up's second part: round trips after short gaps until {@code endNs}, at least {@value #MIN_WARM_WAKES}. */
+    private static int warmWakes(RoundTrip rt, long endNs, Deadline deadline) throws Exception {
+        SplittableRandom random = new SplittableRandom(SEED);
+        int i = 0;
+        for (; i < MIN_WARM_WAKES || System.nanoTime() - endNs < 0; i++) {
+            sleepUntil(System.nanoTime() + 1_000L * (WARM_GAP_MIN_US
+                    + random.nextLong(WARM_GAP_MAX_US - WARM_GAP_MIN_US + 1)));
+            rt.run(value(i));
+            deadline.check("warming up the wake-up path");
+        }
+        return i;
     }
 
     /** The wake phase: {@code wakes} round trips, each after its gap; returns their round-trip times (ns). */
