@@ -69,9 +69,9 @@ final class AckQueue {
         pending = false;
     }
 
-    /** A receive completed: while callers drive the engine, its ACK waits a little for the application's answer. */
+    /** A receive completed: while callers poll in a loop, its ACK waits a little for the application's answer. */
     void holdForAnswer() {
-        hold = qp.context.callersDrive();
+        hold = qp.context.holdsAckForAnswer();
     }
 
     /**

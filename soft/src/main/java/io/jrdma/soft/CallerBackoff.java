@@ -73,6 +73,11 @@ final class CallerBackoff {
      * rest of a time slice, perhaps the very thread whose answer the spin was waiting for.
      */
     static final long LONG_SPIN_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * A caller that polled this recently polls in a loop ({@link #spinning}): the ACK of a message its pass takes in
+     * may wait for the answer it is about to post (as long as {@link AckQueue#ACK_HOLD_NS}, in passes).
+     */
+    static final long SPINNING_NS = AckQueue.ACK_HOLD_NS;
     /** The share of spinning time switched out above which the cores are contended (one fifth). */
     static final int CONTENDED_SHARE = 5;
     /** How long a contended verdict holds. */
@@ -103,6 +108,8 @@ final class CallerBackoff {
     private long crowdedUntilNs;
     /** Whether the pass after the last wait moved data in bulk ({@link #waited}). */
     private boolean bulk;
+    /** When a caller last polled, empty or not (0: it then waited, or never polled). */
+    private long lastPollNs;
     /** When the last empty poll was, and when the current spin yields its core (0: it does not). */
     private long lastEmptyPollNs;
     private long yieldAtNs;
@@ -121,6 +128,22 @@ final class CallerBackoff {
         this.spareCores = spareCores;
     }
 
+    /**
+     * Whether a caller polls in a loop at {@code now}: it polled within {@link #SPINNING_NS} and has not waited since.
+     * A caller that polls now and then (every millisecond, or after a wait on the socket) may not come back for long,
+     * and an ACK held for its answer then waited for the engine thread's next look, up to its longest park (10 ms):
+     * the idle bench's sleeping server took in the client's SEND after a wait and its ACK left 0.1 - 1.1 ms later.
+     */
+    boolean spinning(long now) {
+        long last = lastPollNs;
+        return last != 0 && now - last < SPINNING_NS;
+    }
+
+    /** A caller's wait (on the socket, or moderated) ended: its next pass is no spin's. */
+    void woke() {
+        lastPollNs = 0;
+    }
+
     /** A caller's pass or poll did work, or a post was sent: the next empty poll starts a new spin. */
     void worked() {
         idleSinceNs = 0;
@@ -134,6 +157,7 @@ final class CallerBackoff {
      * is seen by this poll alone, so {@link #shouldWait} never sees it.
      */
     void answered(long now) {
+        lastPollNs = now;
         long last = lastSpinNs;
         long since = idleSinceNs;
         if (last != 0 && since != 0 && last - since >= LONG_SPIN_NS && now - last > SUSPECT_NS
@@ -150,6 +174,7 @@ final class CallerBackoff {
         long since = idleSinceNs;
         long lastEmpty = lastEmptyPollNs;
         lastEmptyPollNs = now;
+        lastPollNs = now;
         if (since == 0) {
             idleSinceNs = now;
             lastSpinNs = now;

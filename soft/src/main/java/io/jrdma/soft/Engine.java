@@ -84,8 +84,8 @@ final class Engine implements AutoCloseable {
     private long parkNs = FIRST_PARK_NS;
     /** When callers' empty polls stop spinning: to wait on the socket (adaptive mode) or to sleep (dedicated). */
     private final CallerBackoff backoff;
-    /** Dedicated mode: a caller whose poll sleeps until the engine thread's next pass with work (or null). */
-    private volatile Thread sleepingCaller;
+    /** Dedicated mode: a caller's empty poll that sleeps until the engine thread's next pass with work. */
+    private final DedicatedCallerSleep callerSleep;
     /** Adaptive mode: the caller that waits on the socket ({@link Link#awaitReadable} is for one at a time). */
     private final AtomicBoolean callerWaitTaken = new AtomicBoolean();
     /** Adaptive mode: times the engine thread took over from callers that stopped (its own; read by tests). */
@@ -107,6 +107,7 @@ final class Engine implements AutoCloseable {
         this.idle = idle;
         this.sleepsWhenContended = threading == Threading.DEDICATED && !(idle instanceof BusySpinIdle);
         this.backoff = new CallerBackoff(counters);
+        this.callerSleep = new DedicatedCallerSleep(backoff);
     }
 
     IdleStrategy idleStrategy() {
@@ -125,8 +126,7 @@ final class Engine implements AutoCloseable {
 
     /**
      * Whether the callers' threads are driving the engine now: always in invoker mode, in adaptive mode while one
-     * waits for an event or ran a pass within {@link #CALLER_ACTIVE_NS}. A responder then holds an ACK briefly for
-     * the answer the application is about to post ({@link AckQueue}).
+     * waits for an event or ran a pass within {@link #CALLER_ACTIVE_NS}.
      */
     boolean callersDrive() {
         return switch (threading) {
@@ -135,6 +135,15 @@ final class Engine implements AutoCloseable {
             case ADAPTIVE -> callerWaiting || callerWaitTaken.get()
                     || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
         };
+    }
+
+    /**
+     * Whether a responder holds a completed receive's ACK briefly for the answer the application is about to post
+     * ({@link AckQueue}): in invoker mode, and in adaptive mode while a caller waits for an event or polls in a loop.
+     */
+    boolean holdsAckForAnswer() {
+        return threading == Threading.INVOKER
+                || threading == Threading.ADAPTIVE && (callerWaiting || backoff.spinning(System.nanoTime()));
     }
 
     /** Ends a caller's wait in a receive or a poll, which holds the device lock: another thread needs the lock. */
@@ -162,8 +171,8 @@ final class Engine implements AutoCloseable {
     // ------------------------------------------------------------------------------------------------- progress
 
     /**
-     * Rings the doorbell after a post: runs a pass on the caller's thread now (invoker, adaptive) or wakes the engine
-     * thread (dedicated). When another thread holds the lock, the rung bell makes it run one more pass.
+     * After a post: a pass on the caller's thread (invoker, adaptive) or the engine thread woken (dedicated); a lock
+     * holder (another thread) finds the bell rung and runs one more pass.
      */
     void doorbell() {
         doorbellRung = true; // before trying the lock: a holder that releases it and reads false saw this post
@@ -263,19 +272,17 @@ final class Engine implements AutoCloseable {
     }
 
     /**
-     * After a caller's pass that did {@code work} (-1: none ran), and whose poll {@code found} completions or not. In
-     * adaptive mode, when the callers' passes have found nothing to do for their spin budget ({@link CallerBackoff})
-     * and this poll found nothing either, the call waits up to {@link #CALLER_WAIT_NS}: on the socket, which the next
-     * datagram ends; or, on contended cores while the datagrams come in bulk, for {@link CallerBackoff#MODERATED_NS}
-     * whatever arrives (a NIC's interrupt moderation: a poller woken by every datagram would take the CPU from the
-     * sender after each one). It then runs a pass, so what ended the wait is taken in now (the engine thread stays
-     * parked for a caller that polls again only much later).
-     *
-     * @return the work of the pass after the wait, or -1 when the call did not wait
+     * After a caller's pass that did {@code work} (-1: none ran), whose poll {@code found} completions or not. In
+     * adaptive mode, when the callers' passes found nothing for their spin budget ({@link CallerBackoff}) nor did this
+     * poll, the call waits up to {@link #CALLER_WAIT_NS}: on the socket, which the next datagram ends; or, on contended
+     * cores while datagrams come in bulk, {@link CallerBackoff#MODERATED_NS} whatever arrives (a NIC's interrupt
+     * moderation: a poller woken by every datagram takes the CPU from the sender after each). Then a pass takes in
+     * what ended the wait (the engine thread stays parked for a caller that polls again only much later).
+     * Returns the work of the pass after the wait (or after a yield that saw a record come), else -1.
      */
     int callerIdle(int work, boolean found, SoftCq cq) {
         if (threading == Threading.DEDICATED) {
-            return dedicatedIdle(found, cq);
+            return callerSleep.afterPoll(found, cq);
         }
         if (threading != Threading.ADAPTIVE || work < 0) {
             return -1;
@@ -287,8 +294,7 @@ final class Engine implements AutoCloseable {
         long now = System.nanoTime();
         if (!backoff.shouldWait(now) || doorbellRung) {
             if (backoff.shouldYield(now)) {
-                Thread.yield(); // the thread that answers may have been woken behind this caller, on its core
-                backoff.yielded(System.nanoTime());
+                return yieldToAnswer();
             }
             return -1;
         }
@@ -305,47 +311,34 @@ final class Engine implements AutoCloseable {
         } else {
             LockSupport.parkNanos(CALLER_WAIT_NS); // another caller waits on the socket
         }
+        backoff.woke();
         int after = callerPass();
         backoff.waited(after, receiver.lastBytes());
         return after;
     }
 
     /**
-     * Dedicated mode, after a caller's poll of {@code cq} (null: {@code Context.progress()}) that {@code found}
-     * completions or not. The engine thread does the work, so an empty poll only spins; but while the cores are
-     * contended ({@link CallerBackoff}) and the spin has gone on for its contended budget, the caller sleeps until the
-     * engine thread's next pass that did work, at most {@link CallerBackoff#MODERATED_NS}, so that its spin does not
-     * take the core from the engine threads that produce what it waits for (its own, and a peer's on the same host).
-     * Without this, a sender spinning on its CQ beside one busy process left both engine threads a tenth of a core.
-     *
-     * @return 0 when the call slept (the caller then looks at the CQ again), -1 when it did not
+     * Adaptive mode: a spin yields its core, where the answering thread may have been woken behind it (a datagram's
+     * wake-up puts it on the sender's core). Peers on this host ring no sleeping thread of this device meanwhile
+     * ({@link Link#yieldStarted}): what they send is this caller's, taken by a pass as it comes back (returns its work).
      */
-    private int dedicatedIdle(boolean found, SoftCq cq) {
-        if (found) {
-            backoff.answered(System.nanoTime());
-            return -1;
+    private int yieldToAnswer() {
+        link.yieldStarted();
+        boolean arrived;
+        try {
+            Thread.yield();
+        } finally {
+            arrived = link.yieldEnded();
         }
-        if (!backoff.shouldSleep(System.nanoTime())) {
-            return -1;
+        backoff.yielded(System.nanoTime());
+        int work = arrived ? callerPass() : -1;
+        if (work < 0 && arrived) { // the lock's holder may be asleep in a receive, or not in a pass at all
+            wakeWaiter();
+            if (sleeping) {
+                link.wakeup();
+            }
         }
-        Thread me = Thread.currentThread();
-        sleepingCaller = me; // before the look at the CQ: the engine thread writes the CQ, then reads this
-        if (cq == null || !cq.hasCompletions()) {
-            LockSupport.parkNanos(CallerBackoff.MODERATED_NS);
-        }
-        if (sleepingCaller == me) {
-            sleepingCaller = null;
-        }
-        return 0;
-    }
-
-    /** Dedicated mode, on the engine thread after a pass that did work: wakes a caller asleep in its poll. */
-    private void wakeSleepingCaller() {
-        Thread t = sleepingCaller;
-        if (t != null) {
-            sleepingCaller = null;
-            LockSupport.unpark(t);
-        }
+        return work;
     }
 
     /**
@@ -464,7 +457,7 @@ final class Engine implements AutoCloseable {
                 lock.unlock();
             }
             if (work > 0 && dedicated) {
-                wakeSleepingCaller();
+                callerSleep.wake();
             }
             if (work == 0 && sleepsWhenContended && backoff.contended(System.nanoTime())) {
                 sleep(); // dedicated, on contended cores: its spins and yields would take the cores its callers need
@@ -489,17 +482,12 @@ final class Engine implements AutoCloseable {
 
     /** How long an idle engine may sleep: until the nearest timer, at most {@link #MAX_SLEEP_NS}. */
     private long sleepBudgetNs() {
-        long now = clock.nanoTime();
-        long budget = MAX_SLEEP_NS;
         lock.lock();
         try {
-            for (int i = 0; i < qps.count(); i++) {
-                budget = Math.min(budget, qps.at(i).requester.nextDeadlineNs(now));
-            }
+            return Math.max(0, qps.nextDeadlineNs(clock.nanoTime(), MAX_SLEEP_NS));
         } finally {
             lock.unlock();
         }
-        return Math.max(0, budget);
     }
 
     /** One pass: receive, transmit, timers. Returns the amount of work done. Lock held. */

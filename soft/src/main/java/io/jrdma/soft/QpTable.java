@@ -65,4 +65,13 @@ final class QpTable {
     SoftQp at(int i) {
         return live[i];
     }
+
+    /** How long from {@code now} until the nearest requester timer of a live QP, at most {@code max} (lock held). */
+    long nextDeadlineNs(long now, long max) {
+        long budget = max;
+        for (int i = 0; i < liveCount; i++) {
+            budget = Math.min(budget, live[i].requester.nextDeadlineNs(now));
+        }
+        return budget;
+    }
 }

@@ -89,9 +89,9 @@ public final class SoftContext implements Context {
         return engine.idleStrategy();
     }
 
-    /** Whether the callers' threads drive the engine now (see {@link Engine#callersDrive}). */
-    boolean callersDrive() {
-        return engine.callersDrive();
+    /** Whether a completed receive's ACK waits for the application's answer ({@link Engine#holdsAckForAnswer}). */
+    boolean holdsAckForAnswer() {
+        return engine.holdsAckForAnswer();
     }
 
     /** The device's IPv4 address, as an int. */

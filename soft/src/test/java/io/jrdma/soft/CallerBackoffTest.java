@@ -294,4 +294,18 @@ class CallerBackoffTest {
         }
         assertTrue(backoff.contended(now));
     }
+
+    @Test
+    void aCallerSpinsWhileItPollsWithinTheHoldTimeAndNotAfterAWait() {
+        CallerBackoff b = new CallerBackoff(counters, () -> 0, now -> IdleCores.UNKNOWN);
+        long t = 1_000_000_000L;
+        assertFalse(b.spinning(t), "never polled");
+        assertFalse(b.shouldWait(t));
+        assertTrue(b.spinning(t + 1_000), "an empty poll a microsecond ago");
+        assertFalse(b.spinning(t + CallerBackoff.SPINNING_NS), "none for the hold time");
+        b.answered(t + 50_000);
+        assertTrue(b.spinning(t + 51_000), "a poll that found its answer counts too");
+        b.woke();
+        assertFalse(b.spinning(t + 52_000), "the caller waited since");
+    }
 }

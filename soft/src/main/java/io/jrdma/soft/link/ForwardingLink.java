@@ -141,6 +141,16 @@ public abstract class ForwardingLink implements Link {
     }
 
     @Override
+    public void yieldStarted() {
+        inner.yieldStarted();
+    }
+
+    @Override
+    public boolean yieldEnded() {
+        return inner.yieldEnded();
+    }
+
+    @Override
     public void close() {
         inner.close();
     }

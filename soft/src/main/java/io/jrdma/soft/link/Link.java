@@ -255,6 +255,22 @@ public interface Link extends AutoCloseable {
     /** Ends an {@link #await} in progress on another thread. */
     void wakeup();
 
+    /**
+     * A caller's thread that polls this link's device, and will look again at once, gives up its core for a moment
+     * ({@link Thread#yield}): senders on this host need not wake a thread of the device asleep on the socket
+     * meanwhile, since the yielding caller takes what they send. Pair with {@link #yieldEnded}. Nothing by default.
+     */
+    default void yieldStarted() {
+    }
+
+    /**
+     * The yield of {@link #yieldStarted} ended: returns whether datagrams wait that senders may have left unannounced
+     * during it, which the caller then takes in with a pass of its own. False by default.
+     */
+    default boolean yieldEnded() {
+        return false;
+    }
+
     /** Closes the sockets. */
     @Override
     void close();

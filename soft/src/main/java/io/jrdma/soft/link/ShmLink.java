@@ -57,6 +57,13 @@ public final class ShmLink extends ForwardingLink {
     private static final int SOCKET_TURN = 8;
     /** The ring counts as active for this many receive calls after it last gave a record. */
     private static final int RING_ACTIVE_CALLS = 1024;
+    /**
+     * A wait on the socket ended: the next receive that finds the ring empty reads the socket, where the doorbell that
+     * ended the wait is; left there, it would end every following wait at once (a woken engine thread went round
+     * about eight times, a system call each, before it could sleep). A hint other threads write without
+     * synchronisation: a lost one costs those turns, nothing else.
+     */
+    private boolean socketAfterWait;
 
     private static final System.Logger LOG = System.getLogger(ShmLink.class.getName());
     private static final Listener NO_LISTENER = e -> { };
@@ -244,12 +251,13 @@ public final class ShmLink extends ForwardingLink {
             }
         }
         fromRing = false;
-        if (!ready && ringIdleCalls < RING_ACTIVE_CALLS && ++ringIdleCalls % SOCKET_TURN != 0) {
+        if (!ready && !socketAfterWait && ringIdleCalls < RING_ACTIVE_CALLS && ++ringIdleCalls % SOCKET_TURN != 0) {
             return 0; // the peers are on this host: an empty receive call each time would cost more than the pass
         }
         if (ring.doorbellOnItsWay()) {
             return ready ? takeRing(bufs, max) : 0; // the socket's datagrams are the woken thread's to take
         }
+        socketAfterWait = false;
         int s = inner.receiveBatch(bufs, max);
         if (s > 0) {
             tookDoorbells(s);
@@ -379,6 +387,7 @@ public final class ShmLink extends ForwardingLink {
         try {
             if (!ring.sleeping()) {
                 inner.await(timeoutMs);
+                socketAfterWait = true;
             }
         } finally {
             ring.awake();
@@ -394,10 +403,21 @@ public final class ShmLink extends ForwardingLink {
         try {
             if (!r.sleeping()) {
                 inner.awaitReadable(timeoutNs);
+                socketAfterWait = true;
             }
         } finally {
             r.awake();
         }
+    }
+
+    @Override
+    public void yieldStarted() {
+        ring.yieldStarted();
+    }
+
+    @Override
+    public boolean yieldEnded() {
+        return ring.yieldEnded();
     }
 
     // ------------------------------------------------------------------------------------------------ the rest

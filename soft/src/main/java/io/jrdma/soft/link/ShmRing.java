@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
  *       16  long  owner pid, 24 long owner start (epoch ms), 32 int state (1 open, 2 closed)
  *      128  long  tail (senders)          256 long head (receiver)
  *      384  int   sleepers (receiver threads waiting on the socket)   448 int rung (a doorbell is on its way)
+ *      512  int   yielders (receiver threads that poll, yielding their core for a moment)
  *     4096  data: records of 32-byte header + bytes, each 32-byte aligned
  *            header: int record length (negative while written), int data length (-1: padding to the end),
  *                    int segment, int sender IPv4, int sender UDP port
@@ -30,7 +31,12 @@ import java.nio.ByteBuffer;
  * A sender that finds a receiver thread waiting ({@code sleepers}) after its commit rings it once per wait
  * ({@link #claimDoorbell}): the caller sends an empty datagram to the receiver's socket, which ends the wait.
  * Senders check {@code sleepers} after their commit and waiters check the ring after raising {@code sleepers}, both
- * with volatile accesses, so no commit goes unseen by a thread that goes to sleep.
+ * with volatile accesses, so no commit goes unseen by a thread that goes to sleep. No doorbell is rung while a
+ * receiver thread that polls yields its core ({@code yielders}, {@link #yieldStarted}): it looks at the ring as it
+ * comes back, after lowering {@code yielders}, so a commit is seen either by it or by the sender's check (a
+ * doorbell rung then would wake a sleeping thread for a record the poller takes anyway, and where the sender was
+ * woken onto the poller's core, which a wake-up by a datagram does, the poller waited for that doorbell's system
+ * call before it could run again). Processes of a version without the field read it as zero and ring as before.
  *
  * <p>Nothing here allocates per record.
  */
@@ -51,6 +57,7 @@ public final class ShmRing {
     private static final long OFF_HEAD = 256;
     private static final long OFF_SLEEPERS = 384;
     private static final long OFF_RUNG = 448;
+    private static final long OFF_YIELDERS = 512;
     static final long DATA = 4096;
 
     /** Bytes of a record's header; records are aligned to it, so a padding record's header always fits. */
@@ -243,8 +250,22 @@ public final class ShmRing {
      * ({@link #doorbellTaken}).
      */
     boolean claimDoorbell() {
-        return (int) INT.getVolatile(map, OFF_SLEEPERS) > 0 && (int) INT.getVolatile(map, OFF_RUNG) == 0
-                && INT.compareAndSet(map, OFF_RUNG, 0, 1);
+        return (int) INT.getVolatile(map, OFF_SLEEPERS) > 0 && (int) INT.getVolatile(map, OFF_YIELDERS) == 0
+                && (int) INT.getVolatile(map, OFF_RUNG) == 0 && INT.compareAndSet(map, OFF_RUNG, 0, 1);
+    }
+
+    /** A receiver thread that polls yields its core for a moment: senders ring no sleeper meanwhile. */
+    void yieldStarted() {
+        INT.getAndAdd(map, OFF_YIELDERS, 1);
+    }
+
+    /**
+     * The yield of {@link #yieldStarted} ended: returns whether a record waits (the returning thread takes it in; a
+     * record committed after this look finds no yielder, and its sender rings as usual).
+     */
+    boolean yieldEnded() {
+        INT.getAndAdd(map, OFF_YIELDERS, -1); // a full fence: the look below follows it
+        return ready();
     }
 
     /**

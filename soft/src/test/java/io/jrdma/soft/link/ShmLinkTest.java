@@ -12,18 +12,21 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The shared-memory link between two sockets of this process, beside a thread of the receiver that waits on its
- * socket: the doorbell a sender rings is left in the socket for that thread (127.0.22.x).
+ * socket: the doorbell a sender rings is left in the socket for that thread, which then takes it off; none is rung
+ * while a poller of the receiver yields its core (127.0.22.x).
  */
 class ShmLinkTest {
 
     private static final String A = "127.0.22.1";
     private static final String B = "127.0.22.2";
     private static final int RECORDS = 200;
+    private static final long WAIT_MS = 200;
 
     @TempDir
     Path dir;
@@ -69,6 +72,73 @@ class ShmLinkTest {
             assertEquals(0, lb.batchLength(0));
             assertTrue(lb.isWakeUp(0));
             waiter.close();
+        }
+    }
+
+    @Test
+    void aThreadWokenByADoorbellTakesItOffTheSocketSoItsNextWaitWaits() throws Exception {
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
+        InetAddress b = InetAddress.getByName(B);
+        try (Link la = ShmLink.over(Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true), dir);
+             Link lb = ShmLink.over(Link.open(b, Link.ROCE_PORT, true), dir)) {
+            ShmLink a = assertInstanceOf(ShmLink.class, la);
+            AtomicInteger doorbells = new AtomicInteger();
+            a.listener(e -> {
+                if (e == ShmLink.Event.DOORBELL) {
+                    doorbells.incrementAndGet();
+                }
+            });
+            InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
+            ByteBuffer packet = ByteBuffer.allocateDirect(64);
+            ByteBuffer[] rx = buffers();
+            Thread sender = Thread.ofPlatform().start(() -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // b is asleep on its socket by then
+                la.send(la.port(), packet, to);
+            });
+            lb.await(5_000); // the doorbell ends it
+            sender.join();
+            assertEquals(1, doorbells.get(), "b slept: a rang");
+            assertEquals(1, receiveOne(lb, rx));
+            assertEquals(64, lb.batchLength(0), "the record, from the ring");
+            // the pass that follows finds the ring empty and reads the socket: the doorbell is there
+            assertEquals(1, lb.receiveBatch(rx, 1), "the doorbell, taken off the socket");
+            assertTrue(lb.isWakeUp(0), "only the doorbell is left: " + lb.batchLength(0) + " bytes");
+            long t0 = System.nanoTime();
+            lb.await(WAIT_MS); // nothing comes: it sleeps its time (with the doorbell left there, it returned at once)
+            long slept = System.nanoTime() - t0;
+            assertTrue(slept >= TimeUnit.MILLISECONDS.toNanos(WAIT_MS / 2), "the wait ended after " + slept + " ns");
+        }
+    }
+
+    @Test
+    void aSenderLeavesTheSleeperAloneWhileAPollerOfTheReceiverYields() throws Exception {
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
+        InetAddress b = InetAddress.getByName(B);
+        try (Link la = ShmLink.over(Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true), dir);
+             Link lb = ShmLink.over(Link.open(b, Link.ROCE_PORT, true), dir)) {
+            ShmLink a = assertInstanceOf(ShmLink.class, la);
+            AtomicInteger doorbells = new AtomicInteger();
+            a.listener(e -> {
+                if (e == ShmLink.Event.DOORBELL) {
+                    doorbells.incrementAndGet();
+                }
+            });
+            ShmRingFile sleeper = ShmRingFile.open(dir, Link.ipv4(b), Link.ROCE_PORT); // b's engine thread, asleep
+            assertNotNull(sleeper);
+            sleeper.ring().sleeping();
+            InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
+            ByteBuffer packet = ByteBuffer.allocateDirect(64);
+            ByteBuffer[] rx = buffers();
+            lb.yieldStarted();
+            assertTrue(la.send(la.port(), packet, to));
+            assertEquals(0, doorbells.get(), "b's poller yields: it takes the record as it comes back");
+            assertTrue(lb.yieldEnded(), "the record waits for the poller");
+            assertEquals(1, receiveOne(lb, rx));
+            assertEquals(64, lb.batchLength(0));
+            assertTrue(la.send(la.port(), packet, to));
+            assertEquals(1, doorbells.get(), "no poller yields: the sleeper is rung");
+            sleeper.ring().awake();
+            sleeper.close();
         }
     }
 

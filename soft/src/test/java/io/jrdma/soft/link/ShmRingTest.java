@@ -211,6 +211,25 @@ class ShmRingTest {
     }
 
     @Test
+    void noDoorbellRingsWhileAPollerYieldsItsCoreAndItSeesWhatCameAsItReturns() {
+        ShmRing ring = ring();
+        MemorySegment src = bytes(arena, 10, 1);
+        MemorySegment dst = arena.allocate(ShmRing.MAX_DATA);
+        assertFalse(ring.sleeping(), "empty: the engine thread sleeps");
+        ring.yieldStarted(); // a poller gives up its core for a moment
+        assertTrue(ring.offer(1, 2, 0, src, 0, 10));
+        assertFalse(ring.claimDoorbell(), "the yielding poller takes it: no doorbell for the sleeper");
+        assertTrue(ring.yieldEnded(), "back from the yield: a record waits");
+        assertEquals(10, ring.poll(dst, 0));
+        assertTrue(ring.offer(1, 2, 0, src, 0, 10));
+        assertTrue(ring.claimDoorbell(), "no poller yields now: the sleeper is rung");
+        assertEquals(10, ring.poll(dst, 0));
+        ring.yieldStarted();
+        assertFalse(ring.yieldEnded(), "nothing came during this yield");
+        ring.awake();
+    }
+
+    @Test
     void aClosedRingIsSeenClosed() {
         ShmRing ring = ring();
         assertFalse(ring.closed());
