@@ -108,8 +108,12 @@ final class CallerBackoff {
     private long crowdedUntilNs;
     /** Whether the pass after the last wait moved data in bulk ({@link #waited}). */
     private boolean bulk;
-    /** When a caller last polled, empty or not (0: it then waited, or never polled). */
+    /** When a caller's poll last ended, empty or not, a wait included (0: never). */
     private long lastPollNs;
+    /** As of when a caller's passes count as a loop's ({@link #spinning}; 0: not). */
+    private long loopNs;
+    /** Whether the current wait began in a loop of polls ({@link #woke}). */
+    private boolean waitInLoop;
     /** When the last empty poll was, and when the current spin yields its core (0: it does not). */
     private long lastEmptyPollNs;
     private long yieldAtNs;
@@ -129,19 +133,22 @@ final class CallerBackoff {
     }
 
     /**
-     * Whether a caller polls in a loop at {@code now}: it polled within {@link #SPINNING_NS} and has not waited since.
-     * A caller that polls now and then (every millisecond, or after a wait on the socket) may not come back for long,
-     * and an ACK held for its answer then waited for the engine thread's next look, up to its longest park (10 ms):
-     * the idle bench's sleeping server took in the client's SEND after a wait and its ACK left 0.1 - 1.1 ms later.
+     * Whether a caller polls in a loop at {@code now}: it polled within {@link #SPINNING_NS}, or it is back from a
+     * wait that a poll within that time before it began (a ping-pong on contended cores waits in each poll, and its
+     * answer follows at once: an ACK sent ahead of it wakes the peer once more, about 50 us a message beside a busy
+     * process). A caller that polls now and then (every millisecond) may not come back for long, and an ACK held for
+     * its answer then waited for the engine thread's next look, up to its longest park (10 ms): the idle bench's
+     * sleeping server took in the client's SEND in such a poll and its ACK left 0.1 - 1.1 ms later.
      */
     boolean spinning(long now) {
-        long last = lastPollNs;
-        return last != 0 && now - last < SPINNING_NS;
+        long loop = loopNs;
+        return loop != 0 && now - loop < SPINNING_NS;
     }
 
-    /** A caller's wait (on the socket, or moderated) ended: its next pass is no spin's. */
-    void woke() {
-        lastPollNs = 0;
+    /** A caller's wait (on the socket, or moderated) ended at {@code now}: its pass counts as a loop's if the wait's did. */
+    void woke(long now) {
+        loopNs = waitInLoop ? now : 0;
+        lastPollNs = now;
     }
 
     /** A caller's pass or poll did work, or a post was sent: the next empty poll starts a new spin. */
@@ -158,6 +165,7 @@ final class CallerBackoff {
      */
     void answered(long now) {
         lastPollNs = now;
+        loopNs = now;
         long last = lastSpinNs;
         long since = idleSinceNs;
         if (last != 0 && since != 0 && last - since >= LONG_SPIN_NS && now - last > SUSPECT_NS
@@ -174,7 +182,10 @@ final class CallerBackoff {
         long since = idleSinceNs;
         long lastEmpty = lastEmptyPollNs;
         lastEmptyPollNs = now;
+        long lastPoll = lastPollNs;
+        waitInLoop = lastPoll != 0 && now - lastPoll < SPINNING_NS; // read by woke() if this poll waits
         lastPollNs = now;
+        loopNs = now;
         if (since == 0) {
             idleSinceNs = now;
             lastSpinNs = now;

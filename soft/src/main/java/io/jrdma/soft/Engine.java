@@ -311,7 +311,7 @@ final class Engine implements AutoCloseable {
         } else {
             LockSupport.parkNanos(CALLER_WAIT_NS); // another caller waits on the socket
         }
-        backoff.woke();
+        backoff.woke(System.nanoTime());
         int after = callerPass();
         backoff.waited(after, receiver.lastBytes());
         return after;

@@ -296,7 +296,7 @@ class CallerBackoffTest {
     }
 
     @Test
-    void aCallerSpinsWhileItPollsWithinTheHoldTimeAndNotAfterAWait() {
+    void aCallerPollsInALoopWhileItPollsWithinTheHoldTimeOrWaitsBetweenSuchPolls() {
         CallerBackoff b = new CallerBackoff(counters, () -> 0, now -> IdleCores.UNKNOWN);
         long t = 1_000_000_000L;
         assertFalse(b.spinning(t), "never polled");
@@ -305,7 +305,11 @@ class CallerBackoffTest {
         assertFalse(b.spinning(t + CallerBackoff.SPINNING_NS), "none for the hold time");
         b.answered(t + 50_000);
         assertTrue(b.spinning(t + 51_000), "a poll that found its answer counts too");
-        b.woke();
-        assertFalse(b.spinning(t + 52_000), "the caller waited since");
+        b.shouldWait(t + 60_000); // say it waits now, 10 us after its last poll
+        b.woke(t + 110_000);
+        assertTrue(b.spinning(t + 111_000), "back from a wait it began in a loop of polls");
+        b.shouldWait(t + 2_000_000); // the next poll, 1.9 ms later, waits too
+        b.woke(t + 2_050_000);
+        assertFalse(b.spinning(t + 2_051_000), "back from a wait it began after a gap: it may not poll again soon");
     }
 }
