@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,21 +32,18 @@ class ShmLinkTest {
     @TempDir
     Path dir;
 
+    @BeforeEach
+    void needsNativeSockets() {
+        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
+    }
+
     @Test
     void aPollerLeavesTheDoorbellInTheSocketForTheThreadItWakes() throws Exception {
-        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
         InetAddress b = InetAddress.getByName(B);
         int ipB = Link.ipv4(b);
-        try (Link la = ShmLink.over(Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true), dir);
-             Link lb = ShmLink.over(Link.open(b, Link.ROCE_PORT, true), dir)) {
-            ShmLink a = assertInstanceOf(ShmLink.class, la);
+        try (Link la = shm(A); Link lb = shm(B)) {
             assertInstanceOf(ShmLink.class, lb);
-            AtomicInteger doorbells = new AtomicInteger();
-            a.listener(e -> {
-                if (e == ShmLink.Event.DOORBELL) {
-                    doorbells.incrementAndGet();
-                }
-            });
+            AtomicInteger doorbells = doorbells(la);
             // a thread of b that waits on b's socket and has not got a core yet: registered in b's ring, not running
             ShmRingFile waiter = ShmRingFile.open(dir, ipB, Link.ROCE_PORT);
             assertNotNull(waiter);
@@ -77,17 +75,9 @@ class ShmLinkTest {
 
     @Test
     void aThreadWokenByADoorbellTakesItOffTheSocketSoItsNextWaitWaits() throws Exception {
-        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
         InetAddress b = InetAddress.getByName(B);
-        try (Link la = ShmLink.over(Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true), dir);
-             Link lb = ShmLink.over(Link.open(b, Link.ROCE_PORT, true), dir)) {
-            ShmLink a = assertInstanceOf(ShmLink.class, la);
-            AtomicInteger doorbells = new AtomicInteger();
-            a.listener(e -> {
-                if (e == ShmLink.Event.DOORBELL) {
-                    doorbells.incrementAndGet();
-                }
-            });
+        try (Link la = shm(A); Link lb = shm(B)) {
+            AtomicInteger doorbells = doorbells(la);
             InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
             ByteBuffer packet = ByteBuffer.allocateDirect(64);
             ByteBuffer[] rx = buffers();
@@ -112,17 +102,9 @@ class ShmLinkTest {
 
     @Test
     void aSenderLeavesTheSleeperAloneWhileAPollerOfTheReceiverYields() throws Exception {
-        assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
         InetAddress b = InetAddress.getByName(B);
-        try (Link la = ShmLink.over(Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true), dir);
-             Link lb = ShmLink.over(Link.open(b, Link.ROCE_PORT, true), dir)) {
-            ShmLink a = assertInstanceOf(ShmLink.class, la);
-            AtomicInteger doorbells = new AtomicInteger();
-            a.listener(e -> {
-                if (e == ShmLink.Event.DOORBELL) {
-                    doorbells.incrementAndGet();
-                }
-            });
+        try (Link la = shm(A); Link lb = shm(B)) {
+            AtomicInteger doorbells = doorbells(la);
             ShmRingFile sleeper = ShmRingFile.open(dir, Link.ipv4(b), Link.ROCE_PORT); // b's engine thread, asleep
             assertNotNull(sleeper);
             sleeper.ring().sleeping();
@@ -140,6 +122,23 @@ class ShmLinkTest {
             sleeper.ring().awake();
             sleeper.close();
         }
+    }
+
+    /** A link with the shared-memory path on {@code ip}:4791, its ring in this test's folder. */
+    private Link shm(String ip) throws java.io.IOException {
+        return ShmLink.over(Link.open(InetAddress.getByName(ip), Link.ROCE_PORT, true), dir);
+    }
+
+    /** Counts the doorbells {@code link} (a shared-memory link) rings. */
+    private static AtomicInteger doorbells(Link link) {
+        ShmLink shm = assertInstanceOf(ShmLink.class, link);
+        AtomicInteger n = new AtomicInteger();
+        shm.listener(e -> {
+            if (e == ShmLink.Event.DOORBELL) {
+                n.incrementAndGet();
+            }
+        });
+        return n;
     }
 
     /** Receives until a batch comes, at most 5 s; returns its size. */
