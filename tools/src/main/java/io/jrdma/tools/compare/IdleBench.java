@@ -197,8 +197,7 @@ final class IdleBench {
         SplittableRandom random = new SplittableRandom(SEED);
         int i = 0;
         for (; i < MIN_WARM_WAKES || System.nanoTime() - endNs < 0; i++) {
-            sleepUntil(System.nanoTime() + 1_000L * (WARM_GAP_MIN_US
-                    + random.nextLong(WARM_GAP_MAX_US - WARM_GAP_MIN_US + 1)));
+            sleepUntil(System.nanoTime() + gapNs(random, WARM_GAP_MIN_US, WARM_GAP_MAX_US));
             rt.run(value(i));
             deadline.check("warming up the wake-up path");
         }
@@ -223,12 +222,17 @@ final class IdleBench {
         return (short) (i & 0x7FFF);
     }
 
+    /** A gap drawn uniformly from {@code minUs} to {@code maxUs}, in ns. */
+    private static long gapNs(SplittableRandom random, long minUs, long maxUs) {
+        return (minUs + random.nextLong(maxUs - minUs + 1)) * 1_000L;
+    }
+
     /** {@code n} gaps between 2 and 5 ms, the same for every case and run. */
     static long[] gapsNs(int n) {
         SplittableRandom random = new SplittableRandom(SEED);
         long[] g = new long[Math.max(1, n)];
         for (int i = 0; i < g.length; i++) {
-            g[i] = (GAP_MIN_US + random.nextLong(GAP_MAX_US - GAP_MIN_US + 1)) * 1_000L;
+            g[i] = gapNs(random, GAP_MIN_US, GAP_MAX_US);
         }
         return g;
     }
