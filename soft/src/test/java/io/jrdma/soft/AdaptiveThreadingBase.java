@@ -175,12 +175,17 @@ abstract class AdaptiveThreadingBase {
         assertNull(p.ctx.lastEngineFailure());
     }
 
-    /** Waits until {@code t} is asleep in a receive that waits for a datagram (the completion-channel wait). */
+    /**
+     * Waits until {@code t} is asleep in a receive that waits for a datagram (the completion-channel wait): a waiting
+     * {@code recvmmsg}, or with a shared-memory ring's doorbell in use, the {@code ppoll} of the socket and the doorbell.
+     */
     static void awaitInReceive(Thread t) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true) {
-            for (StackTraceElement e : t.getStackTrace()) {
-                if (e.getMethodName().equals("recvmmsgWait")) {
+            StackTraceElement[] stack = t.getStackTrace();
+            boolean receiving = Arrays.stream(stack).anyMatch(e -> e.getMethodName().equals("receiveBatchWaiting"));
+            for (StackTraceElement e : stack) {
+                if (e.getMethodName().equals("recvmmsgWait") || receiving && e.getMethodName().equals("ppoll")) {
                     return;
                 }
             }

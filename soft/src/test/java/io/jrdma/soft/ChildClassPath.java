@@ -10,12 +10,12 @@ import java.util.Set;
  * patched into that module (and on the class path); the child needs none of that and runs everything from its class
  * path. On the class path, the module path is empty and this is {@code java.class.path}.
  */
-final class ChildClassPath {
+public final class ChildClassPath {
 
     private ChildClassPath() {
     }
 
-    static String get() {
+    public static String get() {
         Set<String> entries = new LinkedHashSet<>();
         for (String property : new String[] {"java.class.path", "jdk.module.path"}) {
             String value = System.getProperty(property, "");

@@ -151,6 +151,11 @@ public abstract class ForwardingLink implements Link {
     }
 
     @Override
+    public int doorbellFd() {
+        return inner.doorbellFd();
+    }
+
+    @Override
     public void close() {
         inner.close();
     }

@@ -271,6 +271,14 @@ public interface Link extends AutoCloseable {
         return false;
     }
 
+    /**
+     * An eventfd that ends this link's waits when another process writes to it (see {@link ShmLink}'s doorbells),
+     * or -1 when the link has none (the default). Asking for it puts it in use.
+     */
+    default int doorbellFd() {
+        return -1;
+    }
+
     /** Closes the sockets. */
     @Override
     void close();

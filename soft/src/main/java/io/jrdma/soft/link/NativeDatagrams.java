@@ -90,7 +90,19 @@ final class NativeDatagrams {
     private final MemorySegment wakeMsg;   // an empty datagram to the receive socket itself
     private final Object wakeLock = new Object();
     private final int eventFd;
+    /**
+     * The doorbell of this device's shared-memory ring ({@link #doorbellFd}): an eventfd that senders in other
+     * processes write to, which every wait here watches once it is in use.
+     */
+    private final int bellFd;
+    private volatile boolean bellsInUse;
     private final MemorySegment pollFds;
+    /** A {@link #receiveBatchWaiting}'s poll when doorbells are in use: the socket and the doorbell. */
+    private final MemorySegment waitPollFds;
+    private final MemorySegment waitTimeout;
+    private final MemorySegment waitBellRead;
+    private final MemorySegment readableBellRead;
+    private long bellWaitNs;
     /** A caller's {@link #awaitReadable}: the receive socket alone, and the timeout (one caller at a time). */
     private final MemorySegment readablePollFd;
     private final MemorySegment readableTimeout;
@@ -107,10 +119,18 @@ final class NativeDatagrams {
         this.waitLimitNs = receiveWaitNs;
         this.receiveBufferBytes = NativeUdp.getInt(mainFd, NativeUdp.SOL_SOCKET, NativeUdp.SO_RCVBUF);
         this.eventFd = NativeUdp.eventfd();
-        if (eventFd < 0) {
+        this.bellFd = NativeUdp.eventfd();
+        if (eventFd < 0 || bellFd < 0) {
             NativeUdp.close(mainFd);
+            if (eventFd >= 0) {
+                NativeUdp.close(eventFd);
+            }
+            if (bellFd >= 0) {
+                NativeUdp.close(bellFd);
+            }
             throw new IOException("eventfd failed");
         }
+        this.bellWaitNs = receiveWaitNs;
         waitTimeval = arena.allocate(NativeUdp.TIMEVAL, 8);
         waitCallState = arena.allocate(NativeUdp.callStateBytes(), 8);
         rxVec = arena.allocate((long) MMSGHDR * RX_BATCH, 8);
@@ -144,15 +164,13 @@ final class NativeDatagrams {
         wakeMsg.set(LONG, MSG_NAME, wakeName.address());
         wakeMsg.set(INT, MSG_NAMELEN, SOCKADDR_IN);
 
-        pollFds = arena.allocate(2L * NativeUdp.POLLFD, 8);
-        pollFds.set(INT, 0, mainFd);
-        pollFds.set(SHORT, 4, NativeUdp.POLLIN);
-        pollFds.set(INT, 8, eventFd);
-        pollFds.set(SHORT, 12, NativeUdp.POLLIN);
-        readablePollFd = arena.allocate(NativeUdp.POLLFD, 8);
-        readablePollFd.set(INT, 0, mainFd);
-        readablePollFd.set(SHORT, 4, NativeUdp.POLLIN);
+        pollFds = pollSet(mainFd, eventFd, bellFd);
+        readablePollFd = pollSet(mainFd, bellFd);
+        waitPollFds = pollSet(mainFd, bellFd);
         readableTimeout = arena.allocate(16, 8);
+        waitTimeout = arena.allocate(16, 8);
+        waitBellRead = arena.allocate(8, 8);
+        readableBellRead = arena.allocate(8, 8);
         eventRead = arena.allocate(8, 8);
         eventWrite = arena.allocate(8, 8);
         eventWrite.set(LONG, 0, 1L);
@@ -240,6 +258,10 @@ final class NativeDatagrams {
         // two classes, a tick or LONG_WAIT_TICKS, so that waits whose budgets shrink tick by tick do not each
         // cost a setsockopt
         long limit = (ns / receiveWaitNs >= LONG_WAIT_TICKS ? LONG_WAIT_TICKS : 1) * receiveWaitNs;
+        bellWaitNs = limit; // with doorbells in use, the poll's timeout (the socket's is then not used)
+        if (bellsInUse) {
+            return;
+        }
         if (limit != waitLimitNs && NativeUdp.setReceiveTimeout(mainFd, limit, waitTimeval, waitCallState)) {
             waitLimitNs = limit;
         }
@@ -251,7 +273,18 @@ final class NativeDatagrams {
      * receive that a wake-up from {@link #await} needs, in one call. Returns 0 when none came.
      */
     int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
-        return receiveBatch(bufs, max, receiveWaitNs > 0);
+        if (!bellsInUse || receiveWaitNs <= 0) {
+            return receiveBatch(bufs, max, receiveWaitNs > 0);
+        }
+        // a receive cannot also wait for the doorbell: the poll waits for both, and a receive follows if a datagram came
+        timespec(waitTimeout, bellWaitNs);
+        if (NativeUdp.ppoll(waitPollFds, 2, waitTimeout) <= 0) {
+            return 0;
+        }
+        if (readable(waitPollFds, 1)) {
+            NativeUdp.read(bellFd, waitBellRead, 8);
+        }
+        return readable(waitPollFds, 0) ? receiveBatch(bufs, max, false) : 0;
     }
 
     private int receiveBatch(ByteBuffer[] bufs, int max, boolean wait) {
@@ -295,6 +328,40 @@ final class NativeDatagrams {
 
     int batchSegmentSize(int i) {
         return batchSegment[i];
+    }
+
+    /** struct pollfd entries that wait for {@code fds} to be readable. */
+    private MemorySegment pollSet(int... fds) {
+        MemorySegment set = arena.allocate((long) fds.length * NativeUdp.POLLFD, 8);
+        for (int i = 0; i < fds.length; i++) {
+            set.set(INT, (long) i * NativeUdp.POLLFD, fds[i]);
+            set.set(SHORT, (long) i * NativeUdp.POLLFD + 4, NativeUdp.POLLIN);
+        }
+        return set;
+    }
+
+    /** Whether entry {@code i} of the poll set {@code set} came back readable. */
+    private static boolean readable(MemorySegment set, int i) {
+        return (set.get(SHORT, (long) i * NativeUdp.POLLFD + 6) & NativeUdp.POLLIN) != 0;
+    }
+
+    /** Sets the {@code struct timespec} {@code ts} to {@code ns}. */
+    private static void timespec(MemorySegment ts, long ns) {
+        long n = Math.max(0, ns);
+        ts.set(LONG, 0, n / 1_000_000_000L);
+        ts.set(LONG, 8, n % 1_000_000_000L);
+    }
+
+    /**
+     * The eventfd that rings this device from another process: a sender that put a record in this device's
+     * shared-memory ring while a thread here waited writes to it (the ring tells senders its number; they take their
+     * own copy of it through a pidfd, {@link PeerDoorbell}). An eventfd's wake-up, unlike a datagram's, is not
+     * synchronous: the kernel wakes the sleeper on an idle core rather than on the sender's. From the first call on,
+     * every wait here also ends when it is rung, and takes the ring's count back to zero.
+     */
+    int doorbellFd() {
+        bellsInUse = true;
+        return bellFd;
     }
 
     /**
@@ -366,24 +433,31 @@ final class NativeDatagrams {
         return NativeUdp.sendmsg(fd, txMsg) >= 0;
     }
 
-    /** Waits until the receive socket is readable, {@link #wakeup} is called, or the timeout passes. */
+    /**
+     * Waits until the receive socket is readable, {@link #wakeup} is called, the {@link #doorbellFd} rings, or the
+     * timeout passes.
+     */
     void await(long timeoutMs) {
-        int n = NativeUdp.poll(pollFds, 2, (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeoutMs)));
-        if (n > 0 && (pollFds.get(SHORT, 14) & NativeUdp.POLLIN) != 0) {
+        int n = NativeUdp.poll(pollFds, bellsInUse ? 3 : 2, (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeoutMs)));
+        if (n > 0 && readable(pollFds, 1)) {
             NativeUdp.read(eventFd, eventRead, 8); // reset the wake-up
+        }
+        if (n > 0 && bellsInUse && readable(pollFds, 2)) {
+            NativeUdp.read(bellFd, eventRead, 8); // and the doorbell
         }
     }
 
     /**
-     * Waits until the receive socket is readable or {@code timeoutNs} passes, to the nanosecond (ppoll), without
-     * reading anything and without consuming a {@link #wakeup}: for a caller's thread waiting beside the engine's,
-     * one at a time.
+     * Waits until the receive socket is readable, the {@link #doorbellFd} rings or {@code timeoutNs} passes, to the
+     * nanosecond (ppoll), without reading a datagram and without consuming a {@link #wakeup}: for a caller's thread
+     * waiting beside the engine's, one at a time.
      */
     void awaitReadable(long timeoutNs) {
-        long ns = Math.max(0, timeoutNs);
-        readableTimeout.set(LONG, 0, ns / 1_000_000_000L);
-        readableTimeout.set(LONG, 8, ns % 1_000_000_000L);
-        NativeUdp.ppoll(readablePollFd, 1, readableTimeout);
+        timespec(readableTimeout, timeoutNs);
+        boolean bells = bellsInUse;
+        if (NativeUdp.ppoll(readablePollFd, bells ? 2 : 1, readableTimeout) > 0 && bells && readable(readablePollFd, 1)) {
+            NativeUdp.read(bellFd, readableBellRead, 8); // the doorbell is the ring's: it was rung for this wait
+        }
     }
 
     /**
@@ -419,6 +493,7 @@ final class NativeDatagrams {
             }
             closed = true;
             NativeUdp.close(eventFd);
+            NativeUdp.close(bellFd);
         }
         NativeUdp.close(mainFd);
         for (int s : bySourcePort) {

@@ -158,6 +158,11 @@ public final class NativeLink implements Link {
     }
 
     @Override
+    public int doorbellFd() {
+        return nat.doorbellFd();
+    }
+
+    @Override
     public void close() {
         nat.close();
     }

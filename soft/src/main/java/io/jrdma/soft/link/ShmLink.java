@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * The shared-memory path between devices of one host: a {@link Link} over a native UDP link that hands a datagram
@@ -16,8 +17,10 @@ import java.nio.file.Path;
  *
  * <p>A device makes its ring when its link opens ({@link #over}); a sender looks for the ring of an address the
  * first time it sends there and again every second while there is none, and drops it when its owner closes it. A
- * receiver thread about to sleep on the socket says so in the ring; a sender that commits a record then sends the
- * socket one empty datagram from its own port (a doorbell, see {@link #isWakeUp}) so the sleeper wakes. A full
+ * receiver thread about to sleep on the socket says so in the ring; a sender that commits a record then rings it so
+ * the sleeper wakes: it writes to the receiver's doorbell eventfd, which every wait of the receiver watches
+ * ({@link PeerDoorbell}), or where it could not copy that, sends the socket one empty datagram from its own port
+ * (see {@link #isWakeUp}). A full
  * ring loses the datagram as a full socket buffer would (the sender's {@code send_err}; retransmission recovers).
  * Turned off with {@code jrdma.shm=off} ({@code JRDMA_SHM=off}).
  *
@@ -80,6 +83,7 @@ public final class ShmLink extends ForwardingLink {
     private final int[] peerPort = new int[PEERS];
     private final ShmRingFile[] peerFile = new ShmRingFile[PEERS];
     private final long[] peerNextCheckNs = new long[PEERS];
+    private final int[] peerBell = new int[PEERS]; // the peer's doorbell (PeerDoorbell), or -1: over UDP
     private int peerCount;
     private int lastPeer = -1;
     private int nextEvicted;
@@ -107,6 +111,7 @@ public final class ShmLink extends ForwardingLink {
         this.localIp = inner.localIp();
         this.own = own;
         this.ring = own.ring();
+        Arrays.fill(peerBell, -1);
     }
 
     /**
@@ -118,7 +123,8 @@ public final class ShmLink extends ForwardingLink {
             return inner;
         }
         try {
-            return new ShmLink(inner, dir, ShmRingFile.create(dir, inner.localIp(), inner.port(), CAPACITY));
+            return new ShmLink(inner, dir, ShmRingFile.create(dir, inner.localIp(), inner.port(), CAPACITY,
+                    inner.doorbellFd()));
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "jrdma: " + inner + " has no shared-memory path to devices of this"
                     + " host, only UDP: cannot make its ring in " + dir + " (" + e + ")");
@@ -183,8 +189,10 @@ public final class ShmLink extends ForwardingLink {
             return false;
         }
         l.on(Event.SENT);
-        if (peerFile[p].ring().claimDoorbell()) { // an empty datagram: no pieces
-            inner.sendSegments(inner.port(), peerIp[p], peerPort[p], NO_ADDRESSES, NO_LENGTHS, 0, 0);
+        if (peerFile[p].ring().claimDoorbell()) {
+            if (peerBell[p] < 0 || !PeerDoorbell.ring(peerBell[p])) { // an empty datagram: no pieces
+                inner.sendSegments(inner.port(), peerIp[p], peerPort[p], NO_ADDRESSES, NO_LENGTHS, 0, 0);
+            }
             l.on(Event.DOORBELL);
         }
         return true;
@@ -202,8 +210,7 @@ public final class ShmLink extends ForwardingLink {
             if (!f.ring().closed()) {
                 return p;
             }
-            f.close(); // its device closed: maybe another one has the address now
-            peerFile[p] = null;
+            forget(p); // its device closed: maybe another one has the address now
             peerNextCheckNs[p] = System.nanoTime();
         }
         long now = System.nanoTime();
@@ -212,7 +219,21 @@ public final class ShmLink extends ForwardingLink {
         }
         peerNextCheckNs[p] = now + RECHECK_NS;
         peerFile[p] = ShmRingFile.open(dir, ip, port);
-        return peerFile[p] == null ? -1 : p;
+        if (peerFile[p] == null) {
+            return -1;
+        }
+        peerBell[p] = PeerDoorbell.open(peerFile[p].ring());
+        return p;
+    }
+
+    /** Unmaps the ring of peer entry {@code p} and closes its doorbell. */
+    private void forget(int p) {
+        if (peerFile[p] != null) {
+            peerFile[p].close();
+            peerFile[p] = null;
+        }
+        PeerDoorbell.close(peerBell[p]);
+        peerBell[p] = -1;
     }
 
     /** The entry of {@code ip:port}, made (in place of the next one in turn when all are taken) if missing. */
@@ -228,10 +249,7 @@ public final class ShmLink extends ForwardingLink {
         } else {
             p = nextEvicted;
             nextEvicted = (nextEvicted + 1) % PEERS;
-            if (peerFile[p] != null) {
-                peerFile[p].close();
-                peerFile[p] = null;
-            }
+            forget(p);
         }
         peerIp[p] = ip;
         peerPort[p] = port;
@@ -344,7 +362,7 @@ public final class ShmLink extends ForwardingLink {
         ShmRingFile old = own;
         old.close();
         try {
-            own = ShmRingFile.create(dir, localIp, inner.port(), CAPACITY);
+            own = ShmRingFile.create(dir, localIp, inner.port(), CAPACITY, inner.doorbellFd());
             ring = own.ring();
         } catch (IOException e) {
             throw new IllegalStateException("cannot replace the ring of " + this + ": " + e.getMessage(), e);
@@ -426,10 +444,7 @@ public final class ShmLink extends ForwardingLink {
     public void close() {
         own.close();
         for (int i = 0; i < peerCount; i++) {
-            if (peerFile[i] != null) {
-                peerFile[i].close();
-                peerFile[i] = null;
-            }
+            forget(i);
         }
         inner.close();
     }

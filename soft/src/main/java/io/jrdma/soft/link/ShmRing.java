@@ -21,6 +21,7 @@ import java.nio.ByteBuffer;
  *        0  long  magic "JRDMARNG" (written last when the ring is made)
  *        8  int   version, 12 int data capacity (a power of two)
  *       16  long  owner pid, 24 long owner start (epoch ms), 32 int state (1 open, 2 closed)
+ *       36  int   the owner's doorbell eventfd + 1 (0: none; senders ring over UDP)
  *      128  long  tail (senders)          256 long head (receiver)
  *      384  int   sleepers (receiver threads waiting on the socket)   448 int rung (a doorbell is on its way)
  *      512  int   yielders (receiver threads that poll, yielding their core for a moment)
@@ -29,7 +30,9 @@ import java.nio.ByteBuffer;
  *                    int segment, int sender IPv4, int sender UDP port
  * </pre>
  * A sender that finds a receiver thread waiting ({@code sleepers}) after its commit rings it once per wait
- * ({@link #claimDoorbell}): the caller sends an empty datagram to the receiver's socket, which ends the wait.
+ * ({@link #claimDoorbell}): the caller writes to the receiver's doorbell eventfd ({@link #doorbellFd}, a copy taken
+ * through a pidfd, {@link PeerDoorbell}) or, where it has none, sends an empty datagram to the receiver's socket;
+ * either ends the wait.
  * Senders check {@code sleepers} after their commit and waiters check the ring after raising {@code sleepers}, both
  * with volatile accesses, so no commit goes unseen by a thread that goes to sleep. No doorbell is rung while a
  * receiver thread that polls yields its core ({@code yielders}, {@link #yieldStarted}): it looks at the ring as it
@@ -53,6 +56,7 @@ public final class ShmRing {
     static final long OFF_PID = 16;
     static final long OFF_START = 24;
     static final long OFF_STATE = 32;
+    private static final long OFF_BELL = 36;
     static final long OFF_TAIL = 128;
     private static final long OFF_HEAD = 256;
     private static final long OFF_SLEEPERS = 384;
@@ -111,6 +115,11 @@ public final class ShmRing {
      * {@code pid} that started at {@code startMs}; the magic goes last.
      */
     static void format(MemorySegment map, int capacity, long pid, long startMs) {
+        format(map, capacity, pid, startMs, -1);
+    }
+
+    /** {@link #format} of a ring whose owner's waits end when the eventfd {@code bellFd} (-1: none) is written. */
+    static void format(MemorySegment map, int capacity, long pid, long startMs, int bellFd) {
         if (Integer.bitCount(capacity) != 1 || capacity < 2 * (HEADER + MAX_DATA)) {
             throw new IllegalArgumentException("ring capacity " + capacity + " must be a power of two of at least "
                     + 2 * (HEADER + MAX_DATA));
@@ -119,6 +128,7 @@ public final class ShmRing {
         map.set(ValueLayout.JAVA_INT, OFF_CAPACITY, capacity);
         map.set(ValueLayout.JAVA_LONG, OFF_PID, pid);
         map.set(ValueLayout.JAVA_LONG, OFF_START, startMs);
+        map.set(ValueLayout.JAVA_INT, OFF_BELL, bellFd + 1);
         INT.setVolatile(map, OFF_STATE, STATE_OPEN);
         LONG.setVolatile(map, OFF_MAGIC, MAGIC);
     }
@@ -143,6 +153,11 @@ public final class ShmRing {
     /** The owner's pid, as the header says. */
     long ownerPid() {
         return map.get(ValueLayout.JAVA_LONG, OFF_PID);
+    }
+
+    /** The number of the owner's doorbell eventfd in the owner's process, or -1 when it has none. */
+    int doorbellFd() {
+        return map.get(ValueLayout.JAVA_INT, OFF_BELL) - 1;
     }
 
     /** The owner's start time (epoch ms), as the header says. */
@@ -306,6 +321,11 @@ public final class ShmRing {
     boolean sleeping() {
         INT.getAndAdd(map, OFF_SLEEPERS, 1);
         return ready();
+    }
+
+    /** How many receiver threads wait on the socket now ({@link #sleeping}). */
+    int sleepers() {
+        return (int) INT.getVolatile(map, OFF_SLEEPERS);
     }
 
     /** The waiting receiver thread is back ({@link #sleeping}): the next commit rings again. */

@@ -56,6 +56,11 @@ final class ShmRingFile implements AutoCloseable {
      * @throws IOException when the file cannot be made, or a running process owns it
      */
     static ShmRingFile create(Path dir, int ip, int port, int capacity) throws IOException {
+        return create(dir, ip, port, capacity, -1);
+    }
+
+    /** {@link #create} for a device whose waits end when the eventfd {@code bellFd} (-1: none) is written. */
+    static ShmRingFile create(Path dir, int ip, int port, int capacity, int bellFd) throws IOException {
         Files.createDirectories(dir);
         sweep(dir);
         Path target = path(dir, ip, port);
@@ -81,7 +86,7 @@ final class ShmRingFile implements AutoCloseable {
             }
             MemorySegment map = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
             map.load(); // map every page now, not one fault per page in the first pass of traffic
-            ShmRing.format(map, capacity, Processes.currentPid(), Processes.currentStartMs());
+            ShmRing.format(map, capacity, Processes.currentPid(), Processes.currentStartMs(), bellFd);
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {

@@ -16,11 +16,15 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The shared-memory link between two sockets of this process, beside a thread of the receiver that waits on its
- * socket: the doorbell a sender rings is left in the socket for that thread, which then takes it off; none is rung
- * while a poller of the receiver yields its core (127.0.22.x).
+ * The shared-memory link between two sockets of this process, beside a thread of the receiver that waits: the
+ * doorbell a sender rings is the receiver's eventfd, which ends each kind of wait and leaves the socket alone; a
+ * receiver whose ring names no eventfd (a process of an older version) is rung over its socket, and the doorbell is
+ * left in the socket for the waiting thread, which then takes it off; none is rung while a poller of the receiver
+ * yields its core (127.0.22.x).
  */
 class ShmLinkTest {
 
@@ -37,11 +41,63 @@ class ShmLinkTest {
         assumeTrue(Link.nativeUnavailable() == null, Link.nativeUnavailable());
     }
 
+    /** The three ways a thread of a device waits on its link. */
+    enum Wait {
+        AWAIT, READABLE, RECEIVE;
+
+        /** Waits on {@code link} up to about {@code ms}; the receive's datagram count, else 0. */
+        int on(Link link, ByteBuffer[] rx, long ms) {
+            switch (this) {
+                case AWAIT -> link.await(ms);
+                case READABLE -> link.awaitReadable(TimeUnit.MILLISECONDS.toNanos(ms));
+                default -> {
+                    link.receiveWaitLimit(TimeUnit.MILLISECONDS.toNanos(ms));
+                    return link.receiveBatchWaiting(rx, 1);
+                }
+            }
+            return 0;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Wait.class)
+    void aSleeperIsRungThroughItsEventfdAndItsSocketStaysEmpty(Wait wait) throws Exception {
+        InetAddress b = InetAddress.getByName(B);
+        try (Link la = shm(A); Link lb = shm(B)) {
+            AtomicInteger doorbells = doorbells(la);
+            InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
+            ByteBuffer packet = ByteBuffer.allocateDirect(64);
+            ByteBuffer[] rx = buffers();
+            la.prepare(Link.ipv4(b), Link.ROCE_PORT); // a has b's ring and doorbell before b sleeps
+            Thread sender = Thread.ofPlatform().start(() -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // b is asleep by then
+                la.send(la.port(), packet, to);
+            });
+            long t0 = System.nanoTime();
+            int got = wait.on(lb, rx, 4_000); // the doorbell ends it
+            long woke = System.nanoTime() - t0;
+            sender.join();
+            assertTrue(woke < TimeUnit.SECONDS.toNanos(2), wait + " ended after " + woke + " ns, not by the doorbell");
+            assertEquals(1, doorbells.get(), "b slept: a rang");
+            if (got == 0) {
+                got = receiveOne(lb, rx);
+            }
+            assertEquals(1, got);
+            assertEquals(64, lb.batchLength(0), "the record, from the ring");
+            assertEquals(0, lb.receiveBatch(rx, 1), "no doorbell in the socket: it went to the eventfd");
+            t0 = System.nanoTime();
+            // nothing comes: it sleeps (a receive's wait, up to 16 kernel ticks), the doorbell taken back to zero
+            wait.on(lb, rx, WAIT_MS);
+            long slept = System.nanoTime() - t0;
+            assertTrue(slept >= TimeUnit.MILLISECONDS.toNanos(20), "the wait ended after " + slept + " ns");
+        }
+    }
+
     @Test
     void aPollerLeavesTheDoorbellInTheSocketForTheThreadItWakes() throws Exception {
         InetAddress b = InetAddress.getByName(B);
         int ipB = Link.ipv4(b);
-        try (Link la = shm(A); Link lb = shm(B)) {
+        try (Link la = shm(A); Link lb = shmRungOverUdp(B)) {
             assertInstanceOf(ShmLink.class, lb);
             AtomicInteger doorbells = doorbells(la);
             // a thread of b that waits on b's socket and has not got a core yet: registered in b's ring, not running
@@ -76,7 +132,7 @@ class ShmLinkTest {
     @Test
     void aThreadWokenByADoorbellTakesItOffTheSocketSoItsNextWaitWaits() throws Exception {
         InetAddress b = InetAddress.getByName(B);
-        try (Link la = shm(A); Link lb = shm(B)) {
+        try (Link la = shm(A); Link lb = shmRungOverUdp(B)) {
             AtomicInteger doorbells = doorbells(la);
             InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
             ByteBuffer packet = ByteBuffer.allocateDirect(64);
@@ -127,6 +183,17 @@ class ShmLinkTest {
     /** A link with the shared-memory path on {@code ip}:4791, its ring in this test's folder. */
     private Link shm(String ip) throws java.io.IOException {
         return ShmLink.over(Link.open(InetAddress.getByName(ip), Link.ROCE_PORT, true), dir);
+    }
+
+    /** A link like {@link #shm} whose ring names no doorbell eventfd, as a process of an older version makes. */
+    private Link shmRungOverUdp(String ip) throws java.io.IOException {
+        Link udp = new ForwardingLink(Link.open(InetAddress.getByName(ip), Link.ROCE_PORT, true)) {
+            @Override
+            public int doorbellFd() {
+                return -1;
+            }
+        };
+        return ShmLink.over(udp, dir);
     }
 
     /** Counts the doorbells {@code link} (a shared-memory link) rings. */
