@@ -18,7 +18,10 @@ import java.lang.invoke.MethodHandle;
  */
 final class BatchPolicy {
 
+    private static final int SCHED_OTHER = 0;
     private static final int SCHED_BATCH = 3;
+    /** struct sched_param { int priority = 0; }, read-only. */
+    private static final MemorySegment PARAM = Arena.global().allocate(ValueLayout.JAVA_INT);
     private static final MethodHandle SETSCHEDULER = bind();
 
     private BatchPolicy() {
@@ -36,12 +39,26 @@ final class BatchPolicy {
      * @return whether it did
      */
     static boolean apply() {
+        return set(SCHED_BATCH);
+    }
+
+    /**
+     * Switches the calling thread back to {@code SCHED_OTHER}, for a sleep after which it is the one that must answer:
+     * woken onto a core that a busy thread holds, a batch thread waits for that thread's turn to end (up to a kernel
+     * tick, 4 ms), where a normal one preempts it.
+     *
+     * @return whether it did
+     */
+    static boolean clear() {
+        return set(SCHED_OTHER);
+    }
+
+    private static boolean set(int policy) {
         if (SETSCHEDULER == null) {
             return false;
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment param = arena.allocate(ValueLayout.JAVA_INT); // struct sched_param { int priority = 0; }
-            return (int) SETSCHEDULER.invokeExact(0, SCHED_BATCH, param) == 0;
+        try {
+            return (int) SETSCHEDULER.invokeExact(0, policy, PARAM) == 0;
         } catch (Throwable e) {
             return false;
         }

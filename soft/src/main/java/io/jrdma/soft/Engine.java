@@ -69,6 +69,8 @@ final class Engine implements AutoCloseable {
     private Thread thread;
     private volatile boolean running;
     private volatile boolean sleeping;
+    /** Whether the adaptive engine thread runs under SCHED_BATCH now (only that thread reads or writes it). */
+    private boolean batchPolicy;
     /** The engine thread woke on the link: it runs a pass before it may park for callers (engine thread only). */
     private boolean passFirst;
     private volatile boolean doorbellRung;
@@ -416,12 +418,12 @@ final class Engine implements AutoCloseable {
     private void run() {
         boolean adaptive = threading == Threading.ADAPTIVE;
         boolean dedicated = threading == Threading.DEDICATED;
-        if (adaptive) {
-            BatchPolicy.apply(); // its looks while callers drive must not preempt them (the class says why)
-        }
         boolean parked = false;
         while (running) {
             if (adaptive && !doorbellRung && !passFirst && callersDrive()) {
+                if (!batchPolicy) { // its looks while callers drive must not preempt them (BatchPolicy says why)
+                    batchPolicy = BatchPolicy.apply();
+                }
                 LockSupport.parkNanos(callerWaiting ? WAITER_PARK_NS : parkNs);
                 parkNs = Math.min(LONGEST_PARK_NS, 2 * parkNs);
                 parked = true;
@@ -474,6 +476,9 @@ final class Engine implements AutoCloseable {
     private void sleep() {
         sleeping = true;
         if (!doorbellRung && running && !(threading == Threading.ADAPTIVE && callersDrive())) {
+            if (batchPolicy) { // woken, it is the one that answers: it preempts a busy thread (BatchPolicy.clear)
+                batchPolicy = !BatchPolicy.clear();
+            }
             link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(sleepBudgetNs())));
         }
         sleeping = false;

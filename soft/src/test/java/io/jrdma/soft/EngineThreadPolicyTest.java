@@ -3,7 +3,9 @@ package io.jrdma.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
+import io.jrdma.verbs.WorkCompletion;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -13,8 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The engine thread's scheduling policy, read from Linux's /proc: an adaptive device's thread runs under
- * {@code SCHED_BATCH} ({@link BatchPolicy}), so that its looks at callers that drive the engine never preempt them; a
- * dedicated device's thread, which does all the work, keeps the normal policy.
+ * {@code SCHED_BATCH} ({@link BatchPolicy}) while callers drive the engine, so that its looks at them never preempt
+ * them, and under the normal policy while it sleeps on the link, since it is then the one that answers what comes
+ * (a batch thread woken onto a core a busy thread holds waits for that thread's turn to end); a dedicated device's
+ * thread, which does all the work, keeps the normal policy.
  */
 class EngineThreadPolicyTest {
 
@@ -22,22 +26,32 @@ class EngineThreadPolicyTest {
     private static final int SCHED_BATCH = 3;
 
     @Test
-    void anAdaptiveEngineThreadIsABatchThreadAndADedicatedOneIsNot() throws Exception {
+    void anAdaptiveEngineThreadIsABatchThreadWhileCallersDriveAndADedicatedOneIsNot() throws Exception {
         assumeTrue(Files.isReadable(Path.of("/proc/self/task")), "needs Linux's /proc");
         // device names of two characters: the thread names "jrdma-engine-aP" and "-dP" fit Linux's 15 characters
         try (Context adaptive = SoftDevice.builder().name("aP").address("127.0.151.1").threading(Threading.ADAPTIVE)
                 .build().open();
                 Context dedicated = SoftDevice.builder().name("dP").address("127.0.151.2")
                         .threading(Threading.DEDICATED).build().open()) {
-            assertEquals(SCHED_BATCH, awaitPolicy("jrdma-engine-" + adaptive.device().name(), SCHED_BATCH),
-                    "adaptive engine thread");
-            assertEquals(SCHED_OTHER, awaitPolicy("jrdma-engine-" + dedicated.device().name(), SCHED_OTHER),
+            String engine = "jrdma-engine-" + adaptive.device().name();
+            assertEquals(SCHED_OTHER, awaitPolicy(engine, SCHED_OTHER, null), "adaptive engine thread, asleep");
+            try (CompletionQueue cq = adaptive.createCq(4)) {
+                WorkCompletion[] wcs = {new WorkCompletion()};
+                assertEquals(SCHED_BATCH, awaitPolicy(engine, SCHED_BATCH, () -> cq.poll(wcs)),
+                        "adaptive engine thread while this thread polls");
+                assertEquals(SCHED_OTHER, awaitPolicy(engine, SCHED_OTHER, null),
+                        "adaptive engine thread, asleep again once the polls stopped");
+            }
+            assertEquals(SCHED_OTHER, awaitPolicy("jrdma-engine-" + dedicated.device().name(), SCHED_OTHER, null),
                     "dedicated engine thread");
         }
     }
 
-    /** The policy of this process's thread named {@code comm} once it is {@code expected}, or after 5 s, the last. */
-    private static int awaitPolicy(String comm, int expected) throws IOException, InterruptedException {
+    /**
+     * The policy of this process's thread named {@code comm} once it is {@code expected}, or after 5 s, the last;
+     * meanwhile this thread runs {@code poll} (when not null) in a loop, else sleeps between looks.
+     */
+    private static int awaitPolicy(String comm, int expected, Runnable poll) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         int policy;
         do {
@@ -45,7 +59,14 @@ class EngineThreadPolicyTest {
             if (policy == expected) {
                 return policy;
             }
-            Thread.sleep(10);
+            if (poll == null) {
+                Thread.sleep(10);
+            } else {
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10);
+                while (System.nanoTime() - until < 0) {
+                    poll.run();
+                }
+            }
         } while (System.nanoTime() - deadline < 0);
         return policy;
     }

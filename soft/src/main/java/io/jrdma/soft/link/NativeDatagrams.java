@@ -461,13 +461,19 @@ final class NativeDatagrams {
     }
 
     /**
-     * Ends a {@link #receiveBatchWaiting} in progress, or the next one (any thread): sends the receive socket an
-     * empty datagram from itself, which {@link #isWakeUp} tells from a packet.
+     * Ends a {@link #receiveBatchWaiting} in progress, or the next one (any thread): rings the {@link #doorbellFd}
+     * once it is in use (the waiting receive then polls it: an 8-byte write, and a wake-up that is not synchronous,
+     * so the woken thread is not put behind the caller on its core), else sends the receive socket an empty
+     * datagram from itself, which {@link #isWakeUp} tells from a packet.
      */
     void wakeReceive() {
         synchronized (wakeLock) {
             if (!closed) {
-                NativeUdp.sendmsg(mainFd, wakeMsg);
+                if (bellsInUse) {
+                    NativeUdp.write(bellFd, eventWrite, 8);
+                } else {
+                    NativeUdp.sendmsg(mainFd, wakeMsg);
+                }
             }
         }
     }

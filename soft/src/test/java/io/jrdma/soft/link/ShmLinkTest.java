@@ -94,6 +94,25 @@ class ShmLinkTest {
     }
 
     @Test
+    void anotherThreadEndsAWaitingReceiveThroughTheEventfdAndTheSocketStaysEmpty() throws Exception {
+        try (Link lb = shm(B)) {
+            ByteBuffer[] rx = buffers();
+            Thread waker = Thread.ofPlatform().start(() -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // b is asleep in its receive by then
+                lb.wakeReceive();
+            });
+            long t0 = System.nanoTime();
+            lb.receiveWaitLimit(TimeUnit.SECONDS.toNanos(4));
+            int got = lb.receiveBatchWaiting(rx, 1);
+            long woke = System.nanoTime() - t0;
+            waker.join();
+            assertTrue(woke < TimeUnit.SECONDS.toNanos(2), "the receive ended after " + woke + " ns, not by the wake");
+            assertEquals(0, got, "nothing came: no wake-up datagram either");
+            assertEquals(0, lb.receiveBatch(rx, 1), "the socket holds no wake-up datagram");
+        }
+    }
+
+    @Test
     void aPollerLeavesTheDoorbellInTheSocketForTheThreadItWakes() throws Exception {
         InetAddress b = InetAddress.getByName(B);
         int ipB = Link.ipv4(b);
