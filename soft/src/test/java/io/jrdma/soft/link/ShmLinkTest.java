@@ -65,14 +65,9 @@ class ShmLinkTest {
         InetAddress b = InetAddress.getByName(B);
         try (Link la = shm(A); Link lb = shm(B)) {
             AtomicInteger doorbells = doorbells(la);
-            InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
-            ByteBuffer packet = ByteBuffer.allocateDirect(64);
             ByteBuffer[] rx = buffers();
             la.prepare(Link.ipv4(b), Link.ROCE_PORT); // a has b's ring and doorbell before b sleeps
-            Thread sender = Thread.ofPlatform().start(() -> {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // b is asleep by then
-                la.send(la.port(), packet, to);
-            });
+            Thread sender = sendSoon(la, b); // b is asleep by then
             long t0 = System.nanoTime();
             int got = wait.on(lb, rx, 4_000); // the doorbell ends it
             long woke = System.nanoTime() - t0;
@@ -153,13 +148,8 @@ class ShmLinkTest {
         InetAddress b = InetAddress.getByName(B);
         try (Link la = shm(A); Link lb = shmRungOverUdp(B)) {
             AtomicInteger doorbells = doorbells(la);
-            InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
-            ByteBuffer packet = ByteBuffer.allocateDirect(64);
             ByteBuffer[] rx = buffers();
-            Thread sender = Thread.ofPlatform().start(() -> {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // b is asleep on its socket by then
-                la.send(la.port(), packet, to);
-            });
+            Thread sender = sendSoon(la, b); // b is asleep by then
             lb.await(5_000); // the doorbell ends it
             sender.join();
             assertEquals(1, doorbells.get(), "b slept: a rang");
@@ -213,6 +203,16 @@ class ShmLinkTest {
             }
         };
         return ShmLink.over(udp, dir);
+    }
+
+    /** Starts a thread that sends a 64-byte datagram from {@code from} to {@code to}:4791 in 20 ms. */
+    private static Thread sendSoon(Link from, InetAddress to) {
+        ByteBuffer packet = ByteBuffer.allocateDirect(64);
+        InetSocketAddress address = new InetSocketAddress(to, Link.ROCE_PORT);
+        return Thread.ofPlatform().start(() -> {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            from.send(from.port(), packet, address);
+        });
     }
 
     /** Counts the doorbells {@code link} (a shared-memory link) rings. */
