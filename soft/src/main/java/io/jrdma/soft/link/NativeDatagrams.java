@@ -270,7 +270,9 @@ final class NativeDatagrams {
     /**
      * {@link #receiveBatch} in one system call that first waits for a datagram, for the {@link #receiveWaitNs}
      * timeout (only a datagram ends it early, such as {@link #wakeReceive}'s; not {@link #wakeup}): the wait and the
-     * receive that a wake-up from {@link #await} needs, in one call. Returns 0 when none came.
+     * receive that a wake-up from {@link #await} needs, in one call. With the {@link #doorbellFd} in use, a ppoll of
+     * the socket and the doorbell instead (either ends it, {@link #wakeReceive} rings the doorbell), then a receive
+     * if the socket is readable. Returns 0 when none came.
      */
     int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
         if (!bellsInUse || receiveWaitNs <= 0) {
