@@ -185,8 +185,8 @@ final class NativeUdp {
     }
 
     @SuppressWarnings("restricted") // the descriptors match the libc prototypes of Linux LP64
-    private static MethodHandle handle(Linker linker, SymbolLookup libc, String name, FunctionDescriptor fd,
-                                       Linker.Option... options) {
+    static MethodHandle handle(Linker linker, SymbolLookup libc, String name, FunctionDescriptor fd,
+                               Linker.Option... options) {
         MemorySegment symbol = libc.find(name).orElseThrow(() -> new UnsatisfiedLinkError("no libc symbol " + name));
         return linker.downcallHandle(symbol, fd, options);
     }

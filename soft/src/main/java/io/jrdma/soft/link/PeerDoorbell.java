@@ -4,11 +4,9 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -40,29 +38,24 @@ final class PeerDoorbell {
 
     private static final MethodHandle SYSCALL2;
     private static final MethodHandle SYSCALL3;
-    private static final VarHandle ERRNO;
-    private static final long STATE_BYTES;
     private static final MemorySegment ONE;
     private static volatile boolean toldWhy;
 
     static {
         MethodHandle two = null;
         MethodHandle three = null;
-        VarHandle errno = null;
-        long stateBytes = 0;
         MemorySegment one = null;
         if (NativeUdp.UNAVAILABLE == null) {
             try {
                 Linker linker = Linker.nativeLinker();
-                MemorySegment syscall = linker.defaultLookup().find("syscall").orElseThrow();
-                Linker.Option state = Linker.Option.captureCallState("errno");
-                MemoryLayout layout = Linker.Option.captureStateLayout();
-                errno = layout.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-                stateBytes = layout.byteSize();
+                Linker.Option variadic = Linker.Option.firstVariadicArg(1);
+                Linker.Option errno = Linker.Option.captureCallState("errno");
                 ValueLayout.OfLong l = ValueLayout.JAVA_LONG;
                 // long syscall(long number, ...): the arguments are variadic, passed as longs
-                two = downcall(linker, syscall, FunctionDescriptor.of(l, l, l, l), state);
-                three = downcall(linker, syscall, FunctionDescriptor.of(l, l, l, l, l), state);
+                two = NativeUdp.handle(linker, linker.defaultLookup(), "syscall", FunctionDescriptor.of(l, l, l, l),
+                        variadic, errno);
+                three = NativeUdp.handle(linker, linker.defaultLookup(), "syscall",
+                        FunctionDescriptor.of(l, l, l, l, l), variadic, errno);
                 one = Arena.global().allocate(8, 8);
                 one.set(ValueLayout.JAVA_LONG, 0, 1L);
             } catch (RuntimeException | LinkageError e) {
@@ -72,18 +65,10 @@ final class PeerDoorbell {
         }
         SYSCALL2 = two;
         SYSCALL3 = three;
-        ERRNO = errno;
-        STATE_BYTES = stateBytes;
         ONE = one;
     }
 
     private PeerDoorbell() {
-    }
-
-    @SuppressWarnings("restricted") // the descriptors match syscall(2) on Linux LP64
-    private static MethodHandle downcall(Linker linker, MemorySegment symbol, FunctionDescriptor fd,
-                                         Linker.Option state) {
-        return linker.downcallHandle(symbol, fd, Linker.Option.firstVariadicArg(1), state);
     }
 
     /**
@@ -97,10 +82,10 @@ final class PeerDoorbell {
         }
         long pid = ring.ownerPid();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(STATE_BYTES, 8);
+            MemorySegment state = arena.allocate(NativeUdp.callStateBytes(), 8);
             int pidfd = (int) (long) SYSCALL2.invokeExact(state, SYS_PIDFD_OPEN, pid, 0L);
             if (pidfd < 0) {
-                return refused("pidfd_open", (int) ERRNO.get(state, 0L));
+                return refused("pidfd_open", NativeUdp.errno(state));
             }
             try {
                 // the pidfd is the process that had the pid then; if the owner runs now, that process was the owner
@@ -109,7 +94,7 @@ final class PeerDoorbell {
                 }
                 int fd = (int) (long) SYSCALL3.invokeExact(state, SYS_PIDFD_GETFD, (long) pidfd, (long) theirs, 0L);
                 if (fd < 0) {
-                    return refused("pidfd_getfd", (int) ERRNO.get(state, 0L));
+                    return refused("pidfd_getfd", NativeUdp.errno(state));
                 }
                 if (!isEventFd(fd)) {
                     NativeUdp.close(fd);
