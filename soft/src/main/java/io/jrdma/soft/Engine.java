@@ -419,10 +419,13 @@ final class Engine implements AutoCloseable {
         boolean adaptive = threading == Threading.ADAPTIVE;
         boolean dedicated = threading == Threading.DEDICATED;
         boolean parked = false;
+        if (adaptive) {
+            EngineScheduling.normal(); // the short slice, for its first sleep on the link (EngineScheduling says why)
+        }
         while (running) {
             if (adaptive && !doorbellRung && !passFirst && callersDrive()) {
-                if (!batchPolicy) { // its looks while callers drive must not preempt them (BatchPolicy says why)
-                    batchPolicy = BatchPolicy.apply();
+                if (!batchPolicy) { // its looks while callers drive must not preempt them (EngineScheduling says why)
+                    batchPolicy = EngineScheduling.batch();
                 }
                 LockSupport.parkNanos(callerWaiting ? WAITER_PARK_NS : parkNs);
                 parkNs = Math.min(LONGEST_PARK_NS, 2 * parkNs);
@@ -476,8 +479,8 @@ final class Engine implements AutoCloseable {
     private void sleep() {
         sleeping = true;
         if (!doorbellRung && running && !(threading == Threading.ADAPTIVE && callersDrive())) {
-            if (batchPolicy) { // woken, it is the one that answers: it preempts a busy thread (BatchPolicy.clear)
-                batchPolicy = !BatchPolicy.clear();
+            if (batchPolicy) { // woken, it is the one that answers: it preempts a busy thread (EngineScheduling)
+                batchPolicy = !EngineScheduling.normal();
             }
             link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(sleepBudgetNs())));
         }

@@ -8,7 +8,8 @@ import java.lang.invoke.MethodHandle;
 /**
  * Binds one function of the C library through the FFM API where its descriptor is known to hold: Linux on x86-64 or
  * AArch64 (LP64). The engine's small calls into the kernel's scheduler interface use it ({@link Preemptions},
- * {@link BatchPolicy}); elsewhere, or where native access is denied, {@link #bind} answers null and they do without.
+ * {@link EngineScheduling}); elsewhere, or where native access is denied, {@link #bind} answers null and they do
+ * without.
  */
 final class LinuxCall {
 

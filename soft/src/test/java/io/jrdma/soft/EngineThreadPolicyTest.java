@@ -1,6 +1,7 @@
 package io.jrdma.soft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrdma.verbs.CompletionQueue;
@@ -14,11 +15,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engine thread's scheduling policy, read from Linux's /proc: an adaptive device's thread runs under
- * {@code SCHED_BATCH} ({@link BatchPolicy}) while callers drive the engine, so that its looks at them never preempt
- * them, and under the normal policy while it sleeps on the link, since it is then the one that answers what comes
- * (a batch thread woken onto a core a busy thread holds waits for that thread's turn to end); a dedicated device's
- * thread, which does all the work, keeps the normal policy.
+ * The engine thread's scheduling attributes, read from Linux's /proc ({@link EngineScheduling}): an adaptive device's
+ * thread runs under {@code SCHED_BATCH} while callers drive the engine, so that its looks at them never preempt them,
+ * and under the normal policy while it sleeps on the link, since it is then the one that answers what comes (a batch
+ * thread woken onto a core a busy thread holds waits for that thread's turn to end); in both, with the kernel's
+ * shortest slice (a thread woken with the default slice waits for a busy thread's slice to end too). A dedicated
+ * device's thread, which does all the work, keeps the normal policy and the default slice.
  */
 class EngineThreadPolicyTest {
 
@@ -35,16 +37,63 @@ class EngineThreadPolicyTest {
                         .threading(Threading.DEDICATED).build().open()) {
             String engine = "jrdma-engine-" + adaptive.device().name();
             assertEquals(SCHED_OTHER, awaitPolicy(engine, SCHED_OTHER, null), "adaptive engine thread, asleep");
+            assertSlice(engine, "adaptive engine thread, asleep");
             try (CompletionQueue cq = adaptive.createCq(4)) {
                 WorkCompletion[] wcs = {new WorkCompletion()};
                 assertEquals(SCHED_BATCH, awaitPolicy(engine, SCHED_BATCH, () -> cq.poll(wcs)),
                         "adaptive engine thread while this thread polls");
+                assertSlice(engine, "adaptive engine thread, parked for callers");
                 assertEquals(SCHED_OTHER, awaitPolicy(engine, SCHED_OTHER, null),
                         "adaptive engine thread, asleep again once the polls stopped");
+                assertSlice(engine, "adaptive engine thread, asleep again");
             }
-            assertEquals(SCHED_OTHER, awaitPolicy("jrdma-engine-" + dedicated.device().name(), SCHED_OTHER, null),
-                    "dedicated engine thread");
+            String other = "jrdma-engine-" + dedicated.device().name();
+            assertEquals(SCHED_OTHER, awaitPolicy(other, SCHED_OTHER, null), "dedicated engine thread");
+            long slice = slice(other);
+            if (slice > 0) { // the kernel says
+                assertNotEquals(EngineScheduling.SLICE_NS, slice, "dedicated engine thread: the default slice");
+            }
         }
+    }
+
+    /**
+     * Asserts that this process's thread named {@code comm} has {@link EngineScheduling#SLICE_NS} as its slice (or,
+     * with the setting off, not), where the kernel takes a custom slice (Linux 6.12 and later: a thread of this test
+     * asks for one and reads it back).
+     */
+    private static void assertSlice(String comm, String what) throws Exception {
+        boolean[] taken = {false};
+        Thread probe = Thread.ofPlatform().start(() -> taken[0] = EngineScheduling.kernelTakesShortSlice());
+        probe.join();
+        if (!taken[0]) {
+            return; // an older kernel, or the call is not bound: the slice stays the kernel's default
+        }
+        if (EngineScheduling.SHORT_SLICE) {
+            assertEquals(EngineScheduling.SLICE_NS, slice(comm), what + ": slice in ns (/proc/<tid>/sched)");
+        } else { // JRDMA_SHORT_SLICE=off
+            assertNotEquals(EngineScheduling.SLICE_NS, slice(comm), what + ", short slice off: the default slice");
+        }
+    }
+
+    /** The slice ({@code se.slice} of its /proc sched file) of this process's thread named {@code comm}, or -1. */
+    private static long slice(String comm) throws IOException {
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                try {
+                    if (Files.readString(task.resolve("comm")).strip().equals(comm)) {
+                        for (String line : Files.readAllLines(task.resolve("sched"))) {
+                            if (line.startsWith("se.slice")) {
+                                return Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                            }
+                        }
+                        return -1;
+                    }
+                } catch (IOException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return -1;
     }
 
     /**
