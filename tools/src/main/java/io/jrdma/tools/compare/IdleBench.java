@@ -25,10 +25,15 @@ import java.util.concurrent.locks.LockSupport;
  *       so that both sides' paths are compiled; a client that will idle on a completion channel waits for its
  *       answers there in the first half (its idle wait's code is then as warm as the server's), and the second
  *       half's round trips are reported for reference ({@code busy_*}, the progress line's "RTT busy"). Then as long
- *       again, round trips each after a gap of 200 to 600 us, so that the path the wake phase takes (both sides
+ *       again, round trips each after a gap of 200 to 1,500 us, so that the path the wake phase takes (both sides
  *       asleep between messages: the engine thread's sleep and wake-up, the doorbell) is compiled too; after the
- *       back-to-back part alone it ran interpreted for much of the wake phase. The client ends it with the message
- *       {@link #PHASE}.</li>
+ *       back-to-back part alone it ran interpreted for much of the wake phase. Between the two parts, the client
+ *       idles for {@link #REHEARSAL_MS} as it will in the idle interval, and the server's channel waits end every
+ *       half of that: the interval's long waits end by their timeout, which the warm-up's never did, and at its start
+ *       the JIT threw away the engine's compiled wait and receive code (an uncommon trap) and recompiled it during
+ *       the wake phase, which ran that code interpreted or in the compiler's profiling tier meanwhile (2026-11-29:
+ *       the channel case's p99 beside a busy process went from 0.7 - 0.8 ms to 0.07 - 0.2 ms). The client ends the warm-up
+ *       with the message {@link #PHASE}.</li>
  *   <li><b>Idle</b>: both sides idle as the case says (below) for {@code settle_ms}, then for the measured interval
  *       ({@code idle_ms}, {@code --duration}, default 10 s). Each process samples its own CPU time at the interval's
  *       edges, inside the process: {@link Cpu#preciseProcessNs} (every thread of the JVM, the engine's, the
@@ -91,9 +96,17 @@ final class IdleBench {
     static final int MIN_WARM = 100;
     /** Round trips after short gaps at least, however short {@code warmup_ms}. */
     static final int MIN_WARM_WAKES = 100;
-    /** The warm-up's short gaps: long enough for both sides to fall asleep (the engine's callers stop after 50 us). */
+    /**
+     * The warm-up's short gaps: long enough for both sides to fall asleep (the engine's callers stop after 50 us), and
+     * some long enough for a caller to count as away (1 ms: its first spin after them yields).
+     */
     static final long WARM_GAP_MIN_US = 200;
-    static final long WARM_GAP_MAX_US = 600;
+    static final long WARM_GAP_MAX_US = 1_500;
+    /**
+     * The warm-up's idle spell between its two parts: longer than the engine's longest sleep (100 ms), so that waits
+     * that end by their timeout run before the idle interval (see the class comment).
+     */
+    static final long REHEARSAL_MS = 300;
     /** Most warm-up round trips kept for the busy reference figures. */
     private static final int BUSY_SAMPLES = 1 << 18;
     private static final long SEED = 0x1d1e;
@@ -131,9 +144,12 @@ final class IdleBench {
         return quick ? QUICK_SETTLE_MS : SETTLE_MS;
     }
 
-    /** What a run takes besides warm-up, the idle interval and setup: the settle time and the wake phase's gaps. */
+    /**
+     * What a run takes besides warm-up, the idle interval and setup: the settle time, the warm-up's idle spell and the
+     * wake phase's gaps.
+     */
     static long extraMs(boolean quick) {
-        return settleMs(quick) + wakes(quick) * GAP_MAX_US / 1000;
+        return settleMs(quick) + REHEARSAL_MS + wakes(quick) * GAP_MAX_US / 1000;
     }
 
     /** Sleeps (parks) until {@code endNs}, however often the park returns early. */
@@ -164,7 +180,7 @@ final class IdleBench {
      * compiled as the busy one; then PHASE. Returns the fields of the back-to-back round trips of its second half,
      * for reference: the same exchange without idle gaps.
      */
-    static String warmUp(Params p, RoundTrip rt, Deadline deadline) throws Exception {
+    static String warmUp(Params p, RoundTrip rt, Idler idler, Deadline deadline) throws Exception {
         long start = System.nanoTime();
         long warmNs = p.lng("warmup_ms") * 1_000_000L;
         long half = start + warmNs / 2;
@@ -184,6 +200,7 @@ final class IdleBench {
             }
             deadline.check("warming up");
         }
+        idler.idleUntil(System.nanoTime() + REHEARSAL_MS * 1_000_000L); // the idle interval's code, rehearsed
         int wakes = warmWakes(rt, System.nanoTime() + warmNs, deadline);
         rt.run(PHASE);
         long[] s = Arrays.copyOf(busy, Math.max(1, n));
@@ -366,7 +383,7 @@ final class IdleBench {
                 }
                 return t1;
             };
-            String busy = warmUp(p, rt, deadline);
+            String busy = warmUp(p, rt, IdleBench::sleepUntil, deadline);
             Interval idle = idle(p, IdleBench::sleepUntil);
             control.await("awake", deadline.nanos());
             long[] rtt = wakeSeries(p, rt, deadline);

@@ -32,6 +32,11 @@ final class JrdmaIdle {
     private static final int RECV_BASE = 64;
     /** The application's wait on the completion channel outside the idle interval, between looks at the control. */
     private static final Duration WAIT_SLICE = Duration.ofSeconds(1);
+    /**
+     * The server's during the warm-up: shorter than the client's idle spell in it ({@link IdleBench#REHEARSAL_MS}),
+     * so that a wait on the channel ends by its timeout before the idle interval, whose wait does.
+     */
+    private static final Duration WARM_WAIT_SLICE = Duration.ofMillis(IdleBench.REHEARSAL_MS / 2);
     /** The sleep-mode server application's polling period outside the idle interval. */
     private static final long POLL_PERIOD_NS = 1_000_000;
 
@@ -47,6 +52,8 @@ final class JrdmaIdle {
     private long echoes;
     /** The client waits for echoes on its completion channel (the first half of the warm-up, channel mode). */
     private boolean waitForEcho;
+    /** The server application's wait on the channel between looks: {@link #WARM_WAIT_SLICE}, then WAIT_SLICE. */
+    private Duration waitSlice = WAIT_SLICE;
 
     private JrdmaIdle(JrdmaSide side, Params p, Deadline deadline) {
         this.side = side;
@@ -77,7 +84,9 @@ final class JrdmaIdle {
             s.postReceives();
             side.connect(control, true, deadline.nanos());
             BooleanSupplier stopped = control::stopped;
+            s.waitSlice = WARM_WAIT_SLICE;
             s.serveUntil(IdleBench.PHASE, stopped, corrupt);
+            s.waitSlice = WAIT_SLICE;
             IdleBench.Interval idle = IdleBench.idle(p, s::idleUntil);
             control.send("awake");
             s.serveUntil(IdleBench.STOP, stopped, corrupt);
@@ -104,7 +113,7 @@ final class JrdmaIdle {
                     c.waitForEcho = false; // from now on the client spins for its answers
                 }
             };
-            String busy = IdleBench.warmUp(p, rt, deadline);
+            String busy = IdleBench.warmUp(p, rt, c::idleUntil, deadline);
             IdleBench.Interval idle = IdleBench.idle(p, c::idleUntil);
             control.await("awake", deadline.nanos());
             long[] rtt = IdleBench.wakeSeries(p, rt, deadline);
@@ -249,7 +258,7 @@ final class JrdmaIdle {
                 if (cq.poll(one, 1) == 1) {
                     break;
                 }
-                CompletionQueue ev = ch.awaitEvent(WAIT_SLICE);
+                CompletionQueue ev = ch.awaitEvent(waitSlice);
                 if (ev != null) {
                     ev.ackEvents(1);
                 }
