@@ -69,6 +69,11 @@ class EngineThreadPolicyTest {
             return; // an older kernel, or the call is not bound: the slice stays the kernel's default
         }
         if (EngineScheduling.SHORT_SLICE) {
+            // a new engine thread runs under SCHED_OTHER with the default slice until it sets its own: wait for it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (slice(comm) != EngineScheduling.SLICE_NS && System.nanoTime() - deadline < 0) {
+                Thread.sleep(10);
+            }
             assertEquals(EngineScheduling.SLICE_NS, slice(comm), what + ": slice in ns (/proc/<tid>/sched)");
         } else { // JRDMA_SHORT_SLICE=off
             assertNotEquals(EngineScheduling.SLICE_NS, slice(comm), what + ", short slice off: the default slice");
