@@ -97,6 +97,12 @@ final class IdleBench {
     /** Round trips after short gaps at least, however short {@code warmup_ms}. */
     static final int MIN_WARM_WAKES = 100;
     /**
+     * Outside {@code --quick}, at least this many: the wake phase's own path is compiled by the JIT's thresholds (counts
+     * of calls, thousands), and the default 1 s of gaps gave about a thousand; the p99 after idle gaps then measured
+     * the compiler (0.45 ms on a channel, where 4 s of gaps gave 0.1 ms).
+     */
+    static final int FULL_WARM_WAKES = 5_000;
+    /**
      * The warm-up's short gaps: long enough for both sides to fall asleep (the engine's callers stop after 50 us), and
      * some long enough for a caller to count as away (1 ms: its first spin after them yields).
      */
@@ -140,6 +146,11 @@ final class IdleBench {
         return quick ? QUICK_WAKES : WAKES;
     }
 
+    /** The warm-up's round trips after short gaps at least: {@value #FULL_WARM_WAKES}, {@code --quick} fewer. */
+    static int warmWakes(boolean quick) {
+        return quick ? MIN_WARM_WAKES : FULL_WARM_WAKES;
+    }
+
     static long settleMs(boolean quick) {
         return quick ? QUICK_SETTLE_MS : SETTLE_MS;
     }
@@ -149,7 +160,8 @@ final class IdleBench {
      * wake phase's gaps.
      */
     static long extraMs(boolean quick) {
-        return settleMs(quick) + REHEARSAL_MS + wakes(quick) * GAP_MAX_US / 1000;
+        return settleMs(quick) + REHEARSAL_MS + warmWakes(quick) * WARM_GAP_MAX_US / 1000
+                + wakes(quick) * GAP_MAX_US / 1000;
     }
 
     /** Sleeps (parks) until {@code endNs}, however often the park returns early. */
@@ -175,7 +187,7 @@ final class IdleBench {
 
     /**
      * The warm-up: back-to-back round trips for {@code warmup_ms}, at least {@value #MIN_WARM}, then as long again
-     * (at least {@value #MIN_WARM_WAKES}) round trips each after a short gap ({@link #WARM_GAP_MIN_US} to
+     * (at least {@code warm_wakes}, {@link #warmWakes}) round trips each after a short gap ({@link #WARM_GAP_MIN_US} to
      * {@link #WARM_GAP_MAX_US} us), so that the wake phase's own path (both sides asleep between messages) is as
      * compiled as the busy one; then PHASE. Returns the fields of the back-to-back round trips of its second half,
      * for reference: the same exchange without idle gaps.
@@ -201,7 +213,7 @@ final class IdleBench {
             deadline.check("warming up");
         }
         idler.idleUntil(System.nanoTime() + REHEARSAL_MS * 1_000_000L); // the idle interval's code, rehearsed
-        int wakes = warmWakes(rt, System.nanoTime() + warmNs, deadline);
+        int wakes = warmWakes(rt, p.integer("warm_wakes"), System.nanoTime() + warmNs, deadline);
         rt.run(PHASE);
         long[] s = Arrays.copyOf(busy, Math.max(1, n));
         Arrays.sort(s);
@@ -209,11 +221,11 @@ final class IdleBench {
                 + Latencies.percentile(s, 99) + " warm_wakes=" + wakes;
     }
 
-    /** The warm-up's second part: round trips after short gaps until {@code endNs}, at least {@value #MIN_WARM_WAKES}. */
-    private static int warmWakes(RoundTrip rt, long endNs, Deadline deadline) throws Exception {
+    /** The warm-up's second part: round trips after short gaps until {@code endNs}, at least {@code least}. */
+    private static int warmWakes(RoundTrip rt, int least, long endNs, Deadline deadline) throws Exception {
         SplittableRandom random = new SplittableRandom(SEED);
         int i = 0;
-        for (; i < MIN_WARM_WAKES || System.nanoTime() - endNs < 0; i++) {
+        for (; i < least || System.nanoTime() - endNs < 0; i++) {
             sleepUntil(System.nanoTime() + gapNs(random, WARM_GAP_MIN_US, WARM_GAP_MAX_US));
             rt.run(value(i));
             deadline.check("warming up the wake-up path");
