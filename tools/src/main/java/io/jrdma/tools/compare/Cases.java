@@ -126,7 +126,7 @@ final class Cases {
             case IDLE -> {
                 Params idle = base.with("workload", "idle").with("idle_ms", c.idleMs())
                         .with("settle_ms", IdleBench.settleMs(c.quick())).with("wakes", IdleBench.wakes(c.quick()))
-                        .with("warm_wakes", IdleBench.warmWakes(c.quick()));
+                        .with("warm_wakes", IdleBench.leastWarmWakes(c.quick()));
                 cases.add(new Case("jrdma-channel", "jrdma, app on a completion channel", idle.with("system", "jrdma")
                         .with("mode", "channel")));
                 cases.add(new Case("jrdma-sleep", "jrdma, app sleeping", idle.with("system", "jrdma")

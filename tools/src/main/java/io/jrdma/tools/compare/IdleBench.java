@@ -32,8 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  *       half of that: the interval's long waits end by their timeout, which the warm-up's never did, and at its start
  *       the JIT threw away the engine's compiled wait and receive code (an uncommon trap) and recompiled it during
  *       the wake phase, which ran that code interpreted or in the compiler's profiling tier meanwhile (2026-11-29:
- *       the channel case's p99 beside a busy process went from 0.7 - 0.8 ms to 0.07 - 0.2 ms). The client ends the warm-up
- *       with the message {@link #PHASE}.</li>
+ *       the channel case's p99 beside a busy process went from 0.7 - 0.8 ms to 0.07 - 0.2 ms). The client ends the
+ *       warm-up with the message {@link #PHASE}.</li>
  *   <li><b>Idle</b>: both sides idle as the case says (below) for {@code settle_ms}, then for the measured interval
  *       ({@code idle_ms}, {@code --duration}, default 10 s). Each process samples its own CPU time at the interval's
  *       edges, inside the process: {@link Cpu#preciseProcessNs} (every thread of the JVM, the engine's, the
@@ -94,12 +94,12 @@ final class IdleBench {
     static final long QUICK_SETTLE_MS = 50;
     /** Warm-up round trips at least, however short {@code warmup_ms}. */
     static final int MIN_WARM = 100;
-    /** Round trips after short gaps at least, however short {@code warmup_ms}. */
+    /** Round trips after short gaps at least, however short {@code warmup_ms}, with {@code --quick}. */
     static final int MIN_WARM_WAKES = 100;
     /**
-     * Outside {@code --quick}, at least this many: the wake phase's own path is compiled by the JIT's thresholds (counts
-     * of calls, thousands), and the default 1 s of gaps gave about a thousand; the p99 after idle gaps then measured
-     * the compiler (0.45 ms on a channel, where 4 s of gaps gave 0.1 ms).
+     * Outside {@code --quick}, at least this many: the wake phase's own path is compiled by the JIT's thresholds
+     * (counts of calls, thousands), and the default 1 s of gaps gave about a thousand; the p99 after idle gaps then
+     * measured the compiler (0.45 ms on a channel, where 4 s of gaps gave 0.1 ms).
      */
     static final int FULL_WARM_WAKES = 5_000;
     /**
@@ -147,7 +147,7 @@ final class IdleBench {
     }
 
     /** The warm-up's round trips after short gaps at least: {@value #FULL_WARM_WAKES}, {@code --quick} fewer. */
-    static int warmWakes(boolean quick) {
+    static int leastWarmWakes(boolean quick) {
         return quick ? MIN_WARM_WAKES : FULL_WARM_WAKES;
     }
 
@@ -160,7 +160,7 @@ final class IdleBench {
      * wake phase's gaps.
      */
     static long extraMs(boolean quick) {
-        return settleMs(quick) + REHEARSAL_MS + warmWakes(quick) * WARM_GAP_MAX_US / 1000
+        return settleMs(quick) + REHEARSAL_MS + leastWarmWakes(quick) * WARM_GAP_MAX_US / 1000
                 + wakes(quick) * GAP_MAX_US / 1000;
     }
 
@@ -187,10 +187,10 @@ final class IdleBench {
 
     /**
      * The warm-up: back-to-back round trips for {@code warmup_ms}, at least {@value #MIN_WARM}, then as long again
-     * (at least {@code warm_wakes}, {@link #warmWakes}) round trips each after a short gap ({@link #WARM_GAP_MIN_US} to
-     * {@link #WARM_GAP_MAX_US} us), so that the wake phase's own path (both sides asleep between messages) is as
-     * compiled as the busy one; then PHASE. Returns the fields of the back-to-back round trips of its second half,
-     * for reference: the same exchange without idle gaps.
+     * (at least {@code warm_wakes}, {@link #leastWarmWakes}) round trips each after a short gap
+     * ({@link #WARM_GAP_MIN_US} to {@link #WARM_GAP_MAX_US} us), so that the wake phase's own path (both sides
+     * asleep between messages) is as compiled as the busy one; then PHASE. Returns the fields of the back-to-back
+     * round trips of its second half, for reference: the same exchange without idle gaps.
      */
     static String warmUp(Params p, RoundTrip rt, Idler idler, Deadline deadline) throws Exception {
         long start = System.nanoTime();
