@@ -42,6 +42,8 @@ final class Engine implements AutoCloseable {
     private static final long CALLER_MARK_NS = TimeUnit.MICROSECONDS.toNanos(10);
     /** Adaptive mode: the longest a caller's poll waits on the socket (see {@link CallerBackoff}). */
     static final long CALLER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** A pass that did work and took longer than this restarts the ACK timers it armed (see {@link #doWork}). */
+    private static final long LONG_PASS_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** A pass's receive: none, one that does not wait, one whose first call waits for a datagram. */
     private static final int RX_NONE = 0;
     private static final int RX_POLL = 1;
@@ -532,14 +534,24 @@ final class Engine implements AutoCloseable {
             if (receive && (k & RX_EVERY_QPS) == RX_EVERY_QPS) {
                 work += receiver.receive(now, false); // a long pass keeps the socket drained and takes ACKs in
             }
-            work += serve(qp, now);
+            work += serve(qp, now, receive);
         }
         transmitter.flush();
+        if (work > 0) { // a pass whose thread lost the CPU halfway sent its packets late: their timers run from then
+            long end = clock.nanoTime();
+            if (end - now > LONG_PASS_NS) {
+                qps.passEnded(now, end);
+            }
+        }
         return work;
     }
 
-    /** One QP's turn in a pass: flush in ERR (and SQE), the ACK timer, requester output, responder output. */
-    private int serve(SoftQp qp, long now) {
+    /**
+     * One QP's turn in a pass: flush in ERR (and SQE), the ACK timer, requester output, responder output. The timer
+     * is looked at only in a pass that received ({@code received}) first: the ACK it waits for may be in the socket,
+     * arrived while nobody drove the engine, and a post's transmit-only pass would time out a peer that answered.
+     */
+    private int serve(SoftQp qp, long now, boolean received) {
         if (qp.state == QpState.ERR) {
             return qp.hasUnflushed() ? qp.flush() : 0;
         }
@@ -548,7 +560,9 @@ final class Engine implements AutoCloseable {
             work += qp.flushSend(); // IBA 10.3.1: sends posted in SQE complete in error; receives go on
         }
         try {
-            work += qp.completer.checkTimer(now);
+            if (received) {
+                work += qp.completer.checkTimer(now);
+            }
             int requests = qp.requester.transmit(now); // first: an answer may precede a held ACK
             work += requests;
             work += qp.responder.transmit(now, requests > 0);

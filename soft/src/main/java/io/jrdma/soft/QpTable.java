@@ -74,4 +74,14 @@ final class QpTable {
         }
         return budget;
     }
+
+    /**
+     * A pass that began at {@code start} ended at {@code end}: the ACK timers it armed run from its end, when its
+     * packets had left (lock held; see {@link Requester#passEnded}).
+     */
+    void passEnded(long start, long end) {
+        for (int i = 0; i < liveCount; i++) {
+            live[i].requester.passEnded(start, end);
+        }
+    }
 }

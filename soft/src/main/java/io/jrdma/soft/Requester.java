@@ -48,6 +48,7 @@ final class Requester {
     private int rnrRetryLeft;
     private long rnrWaitUntilNs;  // 0 = not waiting
     private long ackDeadlineNs;   // 0 = timer disarmed
+    private long armedAtNs;       // when the timer was last armed (the start of the pass that armed it)
     private boolean retrying;     // went back to unackedPsn and nothing was acknowledged since (rxe started_retry)
     /**
      * The window filled: new packets wait until half of it is acknowledged (TCP wakes a writer whose send buffer was
@@ -355,7 +356,21 @@ final class Requester {
     // ---------------------------------------------------------------------------------- what the completer reports
 
     void armTimer(long nowNs) {
+        armedAtNs = nowNs;
         ackDeadlineNs = qp.timeout == 0 ? 0 : nowNs + ackTimeoutNs(qp.timeout);
+    }
+
+    /**
+     * The pass that began at {@code passStartNs} ended only at {@code endNs}: a timer it armed runs from then. A pass
+     * stamps everything with its start, but its packets leave at its end (the transmitter's flush), and on cores
+     * shared with busy processes its thread can lose the CPU in between for longer than the ACK timeout. rxe's timer
+     * runs from the packet's transmission; counted from the pass's start, this requester's own preemption would time
+     * out a peer that answered at once, and go-back-N would send the whole window again.
+     */
+    void passEnded(long passStartNs, long endNs) {
+        if (ackDeadlineNs != 0 && armedAtNs == passStartNs) {
+            armTimer(endNs);
+        }
     }
 
     /** Disarms the local ACK timer (nothing outstanding, or the QP failed: an ERR QP retransmits nothing). */

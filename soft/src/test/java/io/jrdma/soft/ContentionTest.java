@@ -39,10 +39,18 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Two processes move 64 MiB by RDMA WRITEs of 64 KiB and ping-pong SENDs while as many busy-loop processes as the
  * host has cores compete for its CPUs, in each threading mode. Nothing is lost on loopback, so every retransmission
- * would come from starvation alone (an ACK timer expiring because the other side got no CPU in time): there must be
- * none, and every byte must arrive intact, within a generous bound. The speed is printed, never asserted, and so
- * is what the child saw while it echoed: its longest gap between polls, its time runnable but waiting for a CPU,
- * and who handled its packets. The QPs use the usual ACK timeout, 67 ms: a host loaded well beyond the busy
+ * comes from starvation alone (an ACK timer expiring because the other side got no CPU in time). Every byte must
+ * arrive intact, within a generous bound, and nothing may be lost, rejected or failed on either side. The speed is
+ * printed, never asserted, and so is what the child saw while it echoed: its longest gap between polls, its time
+ * runnable but waiting for a CPU, and who handled its packets.
+ *
+ * <p>Starvation timeouts are bounded, not forbidden. The QPs use the usual ACK timeout, 67 ms, and on cores shared
+ * with as many busy loops as there are cores the kernel's fair scheduler can leave a runnable thread of the side
+ * that owes the answer waiting about that long (round trips of up to 60 ms in the ping-pong are common here, and a
+ * pass of the engine that lost the CPU halfway took up to 82 ms). A timeout the requester caused itself is a bug
+ * and is tested where it is fixed ({@code TimersTest}: the timer runs from the end of a preempted pass, and is looked
+ * at only after a receive). So each side may time out at most once in each phase, and every packet it sent again
+ * must have reached the other side as a duplicate (it had arrived: no loss). A host loaded well beyond the busy
  * processes started here can starve either side for longer, and then this test fails, as it should. With
  * {@code -Djrdma.idle=...} both processes' engine threads idle by that strategy.
  */
@@ -62,11 +70,12 @@ class ContentionTest {
     private static final int TIMEOUT = 14; // the usual ACK timeout: 4.096 us * 2^14 = 67 ms
     private static final Mtu MTU = Mtu.MTU_4096;
     private static final long BOUND_NS = TimeUnit.SECONDS.toNanos(120);
-    /** Counters that only a retransmission, a loss or a failure moves: all must stay 0 on both sides. */
-    private static final Counter[] QUIET = {Counter.RETRANSMITTED_PKTS, Counter.COMPLETER_RETRY_ERR,
-        Counter.RCVD_SEQ_ERR, Counter.OUT_OF_SEQ_REQUEST, Counter.DUPLICATE_REQUEST, Counter.RCVD_RNR_ERR,
+    /** Counters that only a loss, a rejection or a failure moves: all must stay 0 on both sides. */
+    private static final Counter[] QUIET = {Counter.RCVD_SEQ_ERR, Counter.OUT_OF_SEQ_REQUEST, Counter.RCVD_RNR_ERR,
         Counter.SEND_RNR_ERR, Counter.RETRY_EXCEEDED_ERR, Counter.RETRY_RNR_EXCEEDED_ERR, Counter.RCVD_DROPPED,
         Counter.SEND_ERR, Counter.QP_FATAL, Counter.CQ_OVERRUN};
+    /** Starvation timeouts a side may have in each phase (see the class comment). */
+    private static final int TIMEOUTS_PER_PHASE = 1;
 
     private final BlockingQueue<String> from = new LinkedBlockingQueue<>();
     private PrintStream to;
@@ -122,6 +131,7 @@ class ContentionTest {
             write(me, peerAddr, peerRkey, deadline);
             long wrote = System.nanoTime();
             assertEquals(Long.toHexString(crc), ask("crc 0 " + WRITE), "the 64 MiB arrived intact");
+            long writeTimeouts = me.ctx.counters().get(Counter.COMPLETER_RETRY_ERR);
             String afterWrite = retries(me.ctx.counters()) + " / child " + retries(parse(ask("stats")));
             long[] rtt = pingPong(me, deadline);
             long end = System.nanoTime();
@@ -152,6 +162,16 @@ class ContentionTest {
                 assertEquals(0, mine.get(c), () -> "parent " + c.rxeName() + ": " + figures);
                 assertEquals(0, theirs.get(c.rxeName()), () -> "child " + c.rxeName() + ": " + figures);
             }
+            // starvation only, and bounded: every packet sent again had arrived, and few timeouts caused them
+            String retry = Counter.COMPLETER_RETRY_ERR.rxeName();
+            assertEquals(mine.get(Counter.RETRANSMITTED_PKTS), theirs.get(Counter.DUPLICATE_REQUEST.rxeName()),
+                    () -> "the parent's retransmissions, each a duplicate at the child: " + figures);
+            assertEquals(theirs.get(Counter.RETRANSMITTED_PKTS.rxeName()), mine.get(Counter.DUPLICATE_REQUEST),
+                    () -> "the child's retransmissions, each a duplicate at the parent: " + figures);
+            assertTrue(writeTimeouts <= TIMEOUTS_PER_PHASE, () -> "parent timeouts in the WRITEs: " + figures);
+            assertTrue(mine.get(Counter.COMPLETER_RETRY_ERR) - writeTimeouts <= TIMEOUTS_PER_PHASE,
+                    () -> "parent timeouts in the ping-pong: " + figures);
+            assertTrue(theirs.get(retry) <= TIMEOUTS_PER_PHASE, () -> "child timeouts (ping-pong): " + figures);
             // and nothing was lost on the way: every datagram one side sent, the other received
             assertEquals(mine.get(Counter.PORT_XMIT_PACKETS), theirs.get(Counter.PORT_RCV_PACKETS.rxeName()), figures);
             assertEquals(mine.get(Counter.PORT_RCV_PACKETS), theirs.get(Counter.PORT_XMIT_PACKETS.rxeName()), figures);

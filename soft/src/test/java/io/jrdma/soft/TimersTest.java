@@ -134,4 +134,66 @@ class TimersTest {
             assertEquals(QpState.ERR, a.qp.state());
         }
     }
+
+    @Test
+    void shouldRunTheAckTimerFromTheEndOfAPassThatLostTheCpu() {
+        ManualClock clock = new ManualClock();
+        Peer.Link link = new Peer.Link();
+        link.timeout = 10; // 4.19 ms
+        long timeout = Requester.ackTimeoutNs(10);
+        try (Pair pair = new Pair(A, B, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap(), link)) {
+            Peer a = pair.a;
+            Peer b = pair.b;
+            // a's thread loses the CPU for two timeouts while it hands its packet to the link (a busy process took
+            // the core): the pass that sends it ends two timeouts after it began
+            a.ctx.tap((transmit, packet, offset, length, srcIp, srcPort, dstIp, dstPort) -> {
+                if (transmit) {
+                    clock.advance(2 * timeout);
+                }
+            });
+            a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                    .sg(new Sge(a.addr(0), 10, a.mr.lkey())).remoteAddr(b.addr(0)).rkey(b.mr.rkey()));
+            a.ctx.tap(null);
+            a.ctx.progress(); // b has not run: no ACK yet, but the packet left only now, so no timeout either
+            assertEquals(0, a.ctx.counters().get(Counter.COMPLETER_RETRY_ERR), "timed out on its own preemption");
+            clock.advance(timeout - 1);
+            a.ctx.progress();
+            assertEquals(0, a.ctx.counters().get(Counter.COMPLETER_RETRY_ERR), "a whole timeout after it left");
+            clock.advance(1); // the timer still runs: one timeout after the packet left, it goes again
+            a.ctx.progress();
+            assertEquals(1, a.ctx.counters().get(Counter.COMPLETER_RETRY_ERR));
+            assertEquals(1, a.ctx.counters().get(Counter.RETRANSMITTED_PKTS));
+            assertEquals(WcStatus.SUCCESS, awaitStepping(a, b, a, clock, 0).status());
+            assertEquals(1, b.ctx.counters().get(Counter.DUPLICATE_REQUEST), "the retransmission, seen twice");
+        }
+    }
+
+    @Test
+    void shouldTakeInTheAckBeforeItsTimerRunsOutOnAPost() {
+        ManualClock clock = new ManualClock();
+        Peer.Link link = new Peer.Link();
+        link.timeout = 10; // 4.19 ms
+        try (Pair pair = new Pair(A, B, Threading.INVOKER, clock, 1 << 16, Peer.ALL_ACCESS, Peer.defaultCap(), link)) {
+            Peer a = pair.a;
+            Peer b = pair.b;
+            SendWr write = new SendWr().opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                    .sg(new Sge(a.addr(0), 10, a.mr.lkey())).remoteAddr(b.addr(0)).rkey(b.mr.rkey());
+            a.qp.postSend(write.wrId(1));
+            b.ctx.progress(); // b answers at once: the ACK waits in a's socket
+            // a's application computes for two timeouts without polling, then posts again: the post's pass sends
+            // the new request and must not time out the first one, whose ACK is there to be taken in
+            clock.advance(2 * Requester.ackTimeoutNs(10));
+            a.qp.postSend(write.wrId(2));
+            WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion()};
+            int got = 0;
+            for (int i = 0; i < 1_000 && got < 2; i++) {
+                b.ctx.progress();
+                got += a.cq.poll(wcs, 2 - got);
+            }
+            assertEquals(2, got);
+            assertEquals(0, a.ctx.counters().get(Counter.COMPLETER_RETRY_ERR), "timed out a peer that answered");
+            assertEquals(0, a.ctx.counters().get(Counter.RETRANSMITTED_PKTS));
+            assertEquals(0, b.ctx.counters().get(Counter.DUPLICATE_REQUEST));
+        }
+    }
 }
