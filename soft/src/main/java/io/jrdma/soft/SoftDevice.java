@@ -41,6 +41,7 @@ public final class SoftDevice implements Device {
     private final Supplier<IdleStrategy> idle;
     private final boolean allowNative;
     private final boolean sharedMemory;
+    private final boolean icrcOnSharedMemory;
     private SoftContext open;
     private CountersFile countersFile;
     private DeviceTaps taps;
@@ -60,6 +61,9 @@ public final class SoftDevice implements Device {
                 threading == Threading.ADAPTIVE ? "sleep" : "backoff"));
         this.allowNative = b.allowNative;
         this.sharedMemory = b.sharedMemory != null ? b.sharedMemory : Settings.enabled("jrdma.shm", "JRDMA_SHM");
+        this.icrcOnSharedMemory = b.icrcOnSharedMemory != null ? b.icrcOnSharedMemory
+                : Settings.get("jrdma.shm.icrc", "JRDMA_SHM_ICRC") != null
+                        && Settings.enabled("jrdma.shm.icrc", "JRDMA_SHM_ICRC");
         NetworkInterface nif = null;
         try {
             nif = NetworkInterface.getByInetAddress(address);
@@ -136,6 +140,11 @@ public final class SoftDevice implements Device {
         return sharedMemory;
     }
 
+    /** Whether packets on the shared-memory path keep their ICRCs ({@code jrdma.shm.icrc}; off by default). */
+    public boolean icrcOnSharedMemory() {
+        return icrcOnSharedMemory;
+    }
+
     /** The faults injected into what this device sends ({@link FaultConfig#NONE} normally). */
     public FaultConfig faults() {
         return faults;
@@ -163,7 +172,7 @@ public final class SoftDevice implements Device {
         try {
             Link wire = Link.open(address, port, allowNative);
             if (sharedMemory) {
-                wire = ShmLink.over(wire, shmDirectory());
+                wire = ShmLink.over(wire, shmDirectory(), !icrcOnSharedMemory);
             }
             shm = wire instanceof ShmLink s ? s : null;
             link = faults.enabled() ? new FaultyLink(wire, faults, clock::nanoTime, SoftLimits.MAX_PACKET) : wire;
@@ -286,6 +295,7 @@ public final class SoftDevice implements Device {
         private Supplier<IdleStrategy> idle;
         private boolean allowNative = true;
         private Boolean sharedMemory;
+        private Boolean icrcOnSharedMemory;
 
         private Builder() {
         }
@@ -392,6 +402,17 @@ public final class SoftDevice implements Device {
          */
         public Builder sharedMemory(boolean on) {
             this.sharedMemory = on;
+            return this;
+        }
+
+        /**
+         * Whether packets on the shared-memory path keep their ICRCs. Memory does not corrupt what it carries, so by
+         * default what the engine sends to a device of this host that takes it so goes with its ICRCs left out, and
+         * is not checked ({@link ShmLink}). Default: the {@code jrdma.shm.icrc} / {@code JRDMA_SHM_ICRC} setting,
+         * off unless it says on.
+         */
+        public Builder icrcOnSharedMemory(boolean on) {
+            this.icrcOnSharedMemory = on;
             return this;
         }
 

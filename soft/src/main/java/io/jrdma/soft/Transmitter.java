@@ -16,7 +16,9 @@ import java.util.function.Predicate;
  * together when they share source port, destination and size (the last may be shorter), each sealed for the IPv4
  * ID Linux will give it (its index in the batch); a batch is sent when a packet does not fit it and at the end of
  * every engine pass ({@link #flush}). There, too, a payload in registered memory can go by reference: the kernel
- * gathers it ({@link #addPiece}, {@link #sendByReference}). Engine thread only.
+ * gathers it ({@link #addPiece}, {@link #sendByReference}). A batch for a device of this host that takes packets
+ * without ICRCs ({@link Link#icrcOptional}: the shared-memory path) is sent with them left out, when no tap or test
+ * hook is there to see its packets. Engine thread only.
  */
 final class Transmitter {
 
@@ -52,6 +54,7 @@ final class Transmitter {
     private int batchSourcePort;
     private int batchDestIp;
     private int batchDestPort;
+    private boolean batchWithoutIcrc; // its packets' ICRCs are left out (zero): memory carries it, not a wire
 
     // the payload pieces of the packet being built by reference
     private final ByteBuffer[] pieceBuffers = new ByteBuffer[MAX_PIECES];
@@ -150,7 +153,11 @@ final class Transmitter {
      */
     private void stage(int srcPort, int destIp, int destPort, int total) {
         int k = admit(srcPort, destIp, destPort, total, 1);
-        icrc.writeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, k, txBuffer, 0, total);
+        if (batchWithoutIcrc && port.tap() == null) {
+            tx.set(ICRC_LE, total - 4, 0);
+        } else {
+            icrc.writeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, k, txBuffer, 0, total);
+        }
         if (tappedAndLost(total, srcPort, destIp)) {
             return; // a test's wire loss: built, tapped, never sent (the slot is built over next)
         }
@@ -172,6 +179,7 @@ final class Transmitter {
             batchSourcePort = srcPort;
             batchDestIp = destIp;
             batchDestPort = destPort;
+            batchWithoutIcrc = port.tap() == null && dropHook == null && link.icrcOptional(destIp, destPort);
         }
         return batchCount;
     }
@@ -246,8 +254,8 @@ final class Transmitter {
         int destPort = qp.destAddress.getPort();
         int n = pieces;
         int k = admit(srcPort, destIp, destPort, total, n + 2);
-        int crc = icrc.computeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, k, txBuffer, hdr, total,
-                pieceBuffers, pieceOffsets, pieceLengths, n, pad);
+        int crc = batchWithoutIcrc ? 0 : icrc.computeIpv4(localIp, destIp, srcPort, Link.ROCE_PORT, k, txBuffer, hdr,
+                total, pieceBuffers, pieceOffsets, pieceLengths, n, pad);
         MemorySegment t = tx;
         for (int i = 0; i < pad; i++) {
             t.set(ValueLayout.JAVA_BYTE, hdr + i, (byte) 0);
@@ -277,8 +285,12 @@ final class Transmitter {
         batchBytes = 0;
         int iov = iovCount;
         iovCount = 0;
-        if (link.sendSegments(batchSourcePort, batchDestIp, batchDestPort, iovAddresses, iovLengths, iov,
-                n > 1 ? batchLengths[0] : 0)) {
+        int segment = n > 1 ? batchLengths[0] : 0;
+        if (batchWithoutIcrc
+                ? link.sendSegmentsWithoutIcrc(batchSourcePort, batchDestIp, batchDestPort, iovAddresses, iovLengths,
+                        iov, segment)
+                : link.sendSegments(batchSourcePort, batchDestIp, batchDestPort, iovAddresses, iovLengths, iov,
+                        segment)) {
             counted(n, bytes);
         } else {
             counters.add(Counter.SEND_ERR, n); // lost like wire drops; retransmission recovers

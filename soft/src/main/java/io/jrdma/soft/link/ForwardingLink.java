@@ -125,6 +125,12 @@ public abstract class ForwardingLink implements Link {
         return inner.batchSegmentSize(i);
     }
 
+    /** What a peer sent is as the inner link took it in; what this link sends keeps its ICRCs (the default). */
+    @Override
+    public boolean batchIcrcOmitted(int i) {
+        return inner.batchIcrcOmitted(i);
+    }
+
     @Override
     public void await(long timeoutMs) {
         inner.await(timeoutMs);

@@ -182,6 +182,25 @@ public interface Link extends AutoCloseable {
                          int segment);
 
     /**
+     * Whether a datagram to {@code destIp:destPort} goes through this host's memory to a device that takes packets
+     * whose ICRCs the sender left out: the sender may then leave them zero and send with
+     * {@link #sendSegmentsWithoutIcrc}. Memory does not corrupt what it carries; a wire does. False by default (and
+     * for decorators that change what is sent).
+     */
+    default boolean icrcOptional(int destIp, int destPort) {
+        return false;
+    }
+
+    /**
+     * {@link #sendSegments} of a datagram whose packets' ICRCs were left out (zero), to a destination for which
+     * {@link #icrcOptional} said so just before; the receiver is told not to check them.
+     */
+    default boolean sendSegmentsWithoutIcrc(int sourcePort, int destIp, int destPort, long[] addresses,
+                                            int[] lengths, int count, int segment) {
+        throw new UnsupportedOperationException(this + " sends ICRCs");
+    }
+
+    /**
      * Receives up to {@code max} datagrams (at least one, at most {@code bufs.length} and {@link #RX_BATCH}),
      * datagram {@code i} into {@code bufs[i]} from its start; the buffers' positions and limits are left as they
      * were. The native link takes them in one system call ({@code recvmmsg}); a caller passes the same array of the
@@ -240,6 +259,14 @@ public interface Link extends AutoCloseable {
      * packets, or 0 when it was one packet.
      */
     int batchSegmentSize(int i);
+
+    /**
+     * Whether datagram {@code i} of the last {@link #receiveBatch} came through this host's memory with its packets'
+     * ICRCs left out by the sender ({@link #sendSegmentsWithoutIcrc}): not to be checked. False by default.
+     */
+    default boolean batchIcrcOmitted(int i) {
+        return false;
+    }
 
     /** Blocks until a datagram arrives, {@link #wakeup()} is called, or {@code timeoutMs} passes (0 = no wait). */
     void await(long timeoutMs);

@@ -24,6 +24,11 @@ import java.util.Arrays;
  * ring loses the datagram as a full socket buffer would (the sender's {@code send_err}; retransmission recovers).
  * Turned off with {@code jrdma.shm=off} ({@code JRDMA_SHM=off}).
  *
+ * <p>Where both devices allow it, the engine's batches (a packet or a GSO run) go without ICRCs
+ * ({@link #icrcOptional}, {@link ShmRing#FLAG_NO_ICRC}): the sender leaves them zero and the receiver does not check
+ * them. A device made with {@code omitIcrc} false (the setting {@code jrdma.shm.icrc=on}) computes and checks them on
+ * this path too, and says so in its ring.
+ *
  * <p>Not thread-safe, as {@link Link}: one engine thread sends and receives; {@link #awaitReadable},
  * {@link #wakeup} and {@link #wakeReceive} may come from other threads. Nothing is allocated per datagram.
  */
@@ -102,29 +107,36 @@ public final class ShmLink extends ForwardingLink {
     private final int[] ringSegment = new int[RX_BATCH];
     private final int[] ringIp = new int[RX_BATCH];
     private final int[] ringPort = new int[RX_BATCH];
+    private final int[] ringFlags = new int[RX_BATCH];
+    private final boolean omitIcrc;
     private ByteBuffer[] segmentsOf;
     private final MemorySegment[] segments = new MemorySegment[RX_BATCH];
 
-    private ShmLink(Link inner, Path dir, ShmRingFile own) {
+    private ShmLink(Link inner, Path dir, ShmRingFile own, boolean omitIcrc) {
         super(inner);
         this.dir = dir;
         this.localIp = inner.localIp();
+        this.omitIcrc = omitIcrc;
         this.own = own;
         this.ring = own.ring();
+        if (omitIcrc) {
+            ring.takeRecordsWithoutIcrc();
+        }
         Arrays.fill(peerBell, -1);
     }
 
     /**
      * {@code inner} with the shared-memory path, its ring in {@code dir}; {@code inner} itself when it is not a
-     * native link or the ring cannot be made (logged): the device then uses UDP alone.
+     * native link or the ring cannot be made (logged): the device then uses UDP alone. With {@code omitIcrc}, batches
+     * to devices that take them without ICRCs go without, and this device's ring takes them so.
      */
-    public static Link over(Link inner, Path dir) {
+    public static Link over(Link inner, Path dir, boolean omitIcrc) {
         if (!inner.isNative()) {
             return inner;
         }
         try {
             return new ShmLink(inner, dir, ShmRingFile.create(dir, inner.localIp(), inner.port(), CAPACITY,
-                    inner.doorbellFd()));
+                    inner.doorbellFd()), omitIcrc);
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "jrdma: " + inner + " has no shared-memory path to devices of this"
                     + " host, only UDP: cannot make its ring in " + dir + " (" + e + ")");
@@ -170,15 +182,33 @@ public final class ShmLink extends ForwardingLink {
     @Override
     public boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths, int count,
                                 int segment) {
+        return sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment, 0);
+    }
+
+    @Override
+    public boolean icrcOptional(int destIp, int destPort) {
+        int p = omitIcrc ? peer(destIp, destPort) : -1;
+        return p >= 0 && peerFile[p].ring().takesRecordsWithoutIcrc();
+    }
+
+    @Override
+    public boolean sendSegmentsWithoutIcrc(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths,
+                                           int count, int segment) {
+        return sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment, ShmRing.FLAG_NO_ICRC);
+    }
+
+    private boolean sendSegments(int sourcePort, int destIp, int destPort, long[] addresses, int[] lengths, int count,
+                                 int segment, int flags) {
         int p = peer(destIp, destPort);
-        if (p < 0) {
+        if (p < 0) { // a ring that closed since icrcOptional: what has no ICRC is dropped there, as a corrupt packet
             return inner.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment);
         }
         int total = 0;
         for (int i = 0; i < count; i++) {
             total += lengths[i];
         }
-        return sent(p, peerFile[p].ring().offer(localIp, sourcePort, segment, all, addresses, lengths, count, total));
+        return sent(p, peerFile[p].ring().offer(localIp, sourcePort, segment, all, addresses, lengths, count, total,
+                flags));
     }
 
     /** After an offer to peer {@code p}: counts it and rings a peer asleep on its socket. */
@@ -344,6 +374,7 @@ public final class ShmLink extends ForwardingLink {
                 ringSegment[r] = ring.lastSegment();
                 ringIp[r] = ring.lastIp();
                 ringPort[r] = ring.lastPort();
+                ringFlags[r] = ring.lastFlags();
                 l.on(Event.RECEIVED);
                 r++;
             }
@@ -364,6 +395,9 @@ public final class ShmLink extends ForwardingLink {
         try {
             own = ShmRingFile.create(dir, localIp, inner.port(), CAPACITY, inner.doorbellFd());
             ring = own.ring();
+            if (omitIcrc) {
+                ring.takeRecordsWithoutIcrc();
+            }
         } catch (IOException e) {
             throw new IllegalStateException("cannot replace the ring of " + this + ": " + e.getMessage(), e);
         }
@@ -395,6 +429,11 @@ public final class ShmLink extends ForwardingLink {
     @Override
     public int batchSegmentSize(int i) {
         return fromRing ? ringSegment[i] : inner.batchSegmentSize(i);
+    }
+
+    @Override
+    public boolean batchIcrcOmitted(int i) {
+        return fromRing && (ringFlags[i] & ShmRing.FLAG_NO_ICRC) != 0;
     }
 
     @Override

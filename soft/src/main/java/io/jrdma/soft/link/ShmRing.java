@@ -22,13 +22,19 @@ import java.nio.ByteBuffer;
  *        8  int   version, 12 int data capacity (a power of two)
  *       16  long  owner pid, 24 long owner start (epoch ms), 32 int state (1 open, 2 closed)
  *       36  int   the owner's doorbell eventfd + 1 (0: none; senders ring over UDP)
+ *       40  int   features: 1 = the owner takes records whose ICRCs the sender left out (see below)
  *      128  long  tail (senders)          256 long head (receiver)
  *      384  int   sleepers (receiver threads waiting on the socket)   448 int rung (a doorbell is on its way)
  *      512  int   yielders (receiver threads that poll, yielding their core for a moment)
  *     4096  data: records of 32-byte header + bytes, each 32-byte aligned
  *            header: int record length (negative while written), int data length (-1: padding to the end),
- *                    int segment, int sender IPv4, int sender UDP port
+ *                    int segment, int sender IPv4, int sender UDP port, int flags (1: ICRCs left out, zero)
  * </pre>
+ * Memory between two processes of one host corrupts nothing, so a sender may leave a record's ICRCs out (zero) and
+ * flag it, where the owner says it takes such records ({@link #takesRecordsWithoutIcrc}): the ICRC is a CRC over
+ * every byte of every packet, computed by the sender and again by the receiver, and on this path it was a third
+ * of the engines' work per byte. Processes of a version without these fields read zero: a ring that does not say
+ * it takes them gets ICRCs, and a record without the flag is checked as a datagram is.
  * A sender that finds a receiver thread waiting ({@code sleepers}) after its commit rings it once per wait
  * ({@link #claimDoorbell}): the caller writes to the receiver's doorbell eventfd ({@link #doorbellFd}, a copy taken
  * through a pidfd, {@link PeerDoorbell}) or, where it has none, sends an empty datagram to the receiver's socket;
@@ -57,6 +63,9 @@ public final class ShmRing {
     static final long OFF_START = 24;
     static final long OFF_STATE = 32;
     private static final long OFF_BELL = 36;
+    private static final long OFF_FEATURES = 40;
+    /** The {@code features} bit of a ring whose owner takes records without ICRCs. */
+    static final int FEATURE_NO_ICRC = 1;
     static final long OFF_TAIL = 128;
     private static final long OFF_HEAD = 256;
     private static final long OFF_SLEEPERS = 384;
@@ -70,6 +79,9 @@ public final class ShmRing {
     private static final int H_SEGMENT = 8;
     private static final int H_IP = 12;
     private static final int H_PORT = 16;
+    private static final int H_FLAGS = 20;
+    /** The flag of a record whose packets' ICRCs the sender left out (zero). */
+    public static final int FLAG_NO_ICRC = 1;
     private static final int PADDING = -1;
 
     /** The most bytes one record carries (a UDP datagram's payload). */
@@ -93,6 +105,7 @@ public final class ShmRing {
     private int lastSegment;
     private int lastIp;
     private int lastPort;
+    private int lastFlags;
 
     /** A ring over {@code map}, whose header already says its capacity (see {@link #format}). */
     ShmRing(MemorySegment map) {
@@ -178,7 +191,7 @@ public final class ShmRing {
      * @return the offset of the record's data in the mapping, or -1 when the ring has no room (the receiver is
      *         behind, or gone): the datagram is lost, as a full socket buffer would lose it
      */
-    private long claim(int dataLength, int segment, int srcIp, int srcPort) {
+    private long claim(int dataLength, int segment, int srcIp, int srcPort, int flags) {
         int required = align(HEADER + dataLength);
         long tail;
         int padding;
@@ -205,6 +218,7 @@ public final class ShmRing {
         map.set(ValueLayout.JAVA_INT, at + H_SEGMENT, segment);
         map.set(ValueLayout.JAVA_INT, at + H_IP, srcIp);
         map.set(ValueLayout.JAVA_INT, at + H_PORT, srcPort);
+        map.set(ValueLayout.JAVA_INT, at + H_FLAGS, flags);
         return at + HEADER;
     }
 
@@ -217,16 +231,16 @@ public final class ShmRing {
 
     /**
      * Writes one record gathered from {@code count} pieces at native addresses of {@code all} (a segment over all
-     * native memory), {@code total} bytes in all, and commits it.
+     * native memory), {@code total} bytes in all, with {@code flags} ({@link #FLAG_NO_ICRC}), and commits it.
      *
      * @return false when the ring has no room
      */
     boolean offer(int srcIp, int srcPort, int segment, MemorySegment all, long[] addresses, int[] lengths, int count,
-                  int total) {
+                  int total, int flags) {
         if (total > MAX_DATA) {
             throw new IllegalArgumentException("a record of " + total + " bytes is over " + MAX_DATA);
         }
-        long at = claim(total, segment, srcIp, srcPort);
+        long at = claim(total, segment, srcIp, srcPort, flags);
         if (at < 0) {
             return false;
         }
@@ -249,7 +263,7 @@ public final class ShmRing {
         if (length > MAX_DATA) {
             throw new IllegalArgumentException("a record of " + length + " bytes is over " + MAX_DATA);
         }
-        long at = claim(length, segment, srcIp, srcPort);
+        long at = claim(length, segment, srcIp, srcPort, 0);
         if (at < 0) {
             return false;
         }
@@ -380,6 +394,7 @@ public final class ShmRing {
             lastSegment = map.get(ValueLayout.JAVA_INT, at + H_SEGMENT);
             lastIp = map.get(ValueLayout.JAVA_INT, at + H_IP);
             lastPort = map.get(ValueLayout.JAVA_INT, at + H_PORT);
+            lastFlags = map.get(ValueLayout.JAVA_INT, at + H_FLAGS);
             MemorySegment.copy(map, at + HEADER, dst, 0, data);
             MemorySegment.copy(ZEROS, 0, map, at, length);
             advance(length);
@@ -405,6 +420,21 @@ public final class ShmRing {
     /** The sender's UDP source port of the record {@link #poll} took last. */
     int lastPort() {
         return lastPort;
+    }
+
+    /** The flags of the record {@link #poll} took last ({@link #FLAG_NO_ICRC}). */
+    int lastFlags() {
+        return lastFlags;
+    }
+
+    /** The owner says it takes records whose ICRCs were left out (once, after {@link #format}). */
+    void takeRecordsWithoutIcrc() {
+        INT.getAndBitwiseOrRelease(map, OFF_FEATURES, FEATURE_NO_ICRC);
+    }
+
+    /** Whether the owner takes records whose ICRCs were left out. */
+    boolean takesRecordsWithoutIcrc() {
+        return ((int) INT.getAcquire(map, OFF_FEATURES) & FEATURE_NO_ICRC) != 0;
     }
 
     private static int align(int n) {

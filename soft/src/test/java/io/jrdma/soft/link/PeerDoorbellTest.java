@@ -51,7 +51,7 @@ class PeerDoorbellTest {
                 "-cp", ChildClassPath.get(), RingOwnerMain.class.getName(), dir.toString(), B)
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         InetAddress b = InetAddress.getByName(B);
-        try (Link la = ShmLink.over(Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true), dir)) {
+        try (Link la = ShmLink.over(Link.open(InetAddress.getByName(A), Link.ROCE_PORT, true), dir, true)) {
             BufferedReader from = new BufferedReader(new InputStreamReader(child.getInputStream(),
                     StandardCharsets.UTF_8));
             assertEquals("ready", from.readLine());

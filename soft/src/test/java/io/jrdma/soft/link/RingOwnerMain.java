@@ -18,7 +18,7 @@ public final class RingOwnerMain {
 
     public static void main(String[] args) throws Exception {
         try (Link link = ShmLink.over(Link.open(InetAddress.getByName(args[1]), Link.ROCE_PORT, true),
-                Path.of(args[0]))) {
+                Path.of(args[0]), true)) {
             if (!(link instanceof ShmLink)) {
                 System.out.println("no shared-memory path");
                 return;

@@ -1,11 +1,14 @@
 package io.jrdma.soft.link;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -35,6 +38,7 @@ class ShmLinkTest {
 
     @TempDir
     Path dir;
+    private final Arena arena = Arena.ofAuto();
 
     @BeforeEach
     void needsNativeSockets() {
@@ -189,9 +193,35 @@ class ShmLinkTest {
         }
     }
 
+    @Test
+    void runsGoWithoutIcrcsOnlyToADeviceWhoseRingTakesThem() throws Exception {
+        String c = "127.0.22.3";
+        int ipA = Link.ipv4(InetAddress.getByName(A));
+        int ipB = Link.ipv4(InetAddress.getByName(B));
+        int ipC = Link.ipv4(InetAddress.getByName(c));
+        try (Link la = shm(A); Link lb = shm(B);
+             Link lc = ShmLink.over(Link.open(InetAddress.getByName(c), Link.ROCE_PORT, true), dir, false)) {
+            assertTrue(la.icrcOptional(ipB, Link.ROCE_PORT), "b's ring takes runs without ICRCs");
+            assertFalse(la.icrcOptional(ipC, Link.ROCE_PORT), "c keeps ICRCs on this path (jrdma.shm.icrc=on)");
+            assertFalse(lc.icrcOptional(ipA, Link.ROCE_PORT), "and sends them too");
+            assertFalse(la.icrcOptional(Link.ipv4(InetAddress.getByName("127.0.22.9")), Link.ROCE_PORT),
+                    "no device there: UDP, which carries ICRCs");
+            MemorySegment packet = arena.allocate(64);
+            long[] at = {packet.address()};
+            int[] length = {64};
+            assertTrue(la.sendSegmentsWithoutIcrc(la.port(), ipB, Link.ROCE_PORT, at, length, 1, 0));
+            assertTrue(la.sendSegments(la.port(), ipB, Link.ROCE_PORT, at, length, 1, 0));
+            ByteBuffer[] rx = buffers();
+            assertEquals(1, receiveOne(lb, rx));
+            assertTrue(lb.batchIcrcOmitted(0), "b is told the first came without");
+            assertEquals(1, receiveOne(lb, rx));
+            assertFalse(lb.batchIcrcOmitted(0), "and that the second is to be checked");
+        }
+    }
+
     /** A link with the shared-memory path on {@code ip}:4791, its ring in this test's folder. */
     private Link shm(String ip) throws java.io.IOException {
-        return ShmLink.over(Link.open(InetAddress.getByName(ip), Link.ROCE_PORT, true), dir);
+        return ShmLink.over(Link.open(InetAddress.getByName(ip), Link.ROCE_PORT, true), dir, true);
     }
 
     /** A link like {@link #shm} whose ring names no doorbell eventfd, as a process of an older version makes. */
@@ -202,7 +232,7 @@ class ShmLinkTest {
                 return -1;
             }
         };
-        return ShmLink.over(udp, dir);
+        return ShmLink.over(udp, dir, true);
     }
 
     /** Starts a thread that sends a 64-byte datagram from {@code from} to {@code to}:4791 in 20 ms. */

@@ -62,6 +62,18 @@ class ShmRingTest {
     }
 
     @Test
+    void saysWhetherItsOwnerTakesRecordsWithoutIcrc() {
+        ShmRing ring = ring();
+        assertFalse(ring.takesRecordsWithoutIcrc(), "only when its owner says so: older versions never do");
+        ring.takeRecordsWithoutIcrc();
+        assertTrue(ring.takesRecordsWithoutIcrc());
+        MemorySegment src = bytes(arena, 10, 4);
+        assertTrue(ring.offer(1, 2, 0, src, 0, 10));
+        assertEquals(10, ring.poll(arena.allocate(ShmRing.MAX_DATA), 0));
+        assertEquals(0, ring.lastFlags(), "a record offered whole keeps its ICRCs");
+    }
+
+    @Test
     @SuppressWarnings("restricted")
     void gathersPiecesAtNativeAddresses() {
         ShmRing ring = ring();
@@ -70,9 +82,10 @@ class ShmRingTest {
         MemorySegment b = bytes(arena, 4096, 2);
         MemorySegment c = bytes(arena, 4, 3);
         assertTrue(ring.offer(1, 2, 0, all, new long[] {a.address(), b.address(), c.address()},
-                new int[] {12, 4096, 4}, 3, 4112));
+                new int[] {12, 4096, 4}, 3, 4112, ShmRing.FLAG_NO_ICRC));
         MemorySegment dst = arena.allocate(ShmRing.MAX_DATA);
         assertEquals(4112, ring.poll(dst, 0));
+        assertEquals(ShmRing.FLAG_NO_ICRC, ring.lastFlags(), "the sender's flag travels with the record");
         byte[] want = new byte[4112];
         MemorySegment.copy(a, ValueLayout.JAVA_BYTE, 0, want, 0, 12);
         MemorySegment.copy(b, ValueLayout.JAVA_BYTE, 0, want, 12, 4096);
