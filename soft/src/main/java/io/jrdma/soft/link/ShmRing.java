@@ -32,7 +32,7 @@ import java.nio.ByteBuffer;
  * </pre>
  * Memory between two processes of one host corrupts nothing, so a sender may leave a record's ICRCs out (zero) and
  * flag it, where the owner says it takes such records ({@link #takesRecordsWithoutIcrc}): the ICRC is a CRC over
- * every byte of every packet, computed by the sender and again by the receiver, and on this path it was a third
+ * every byte of every packet, computed by the sender and again by the receiver, and on this path it was a fifth
  * of the engines' work per byte. Processes of a version without these fields read zero: a ring that does not say
  * it takes them gets ICRCs, and a record without the flag is checked as a datagram is.
  * A sender that finds a receiver thread waiting ({@code sleepers}) after its commit rings it once per wait
