@@ -44,8 +44,16 @@ final class Settings {
 
     /** True unless the setting is one of off, false, no, 0. */
     static boolean enabled(String property, String env) {
+        return enabled(property, env, true);
+    }
+
+    /** {@code fallback} when unset; else true unless the setting is one of off, false, no, 0. */
+    static boolean enabled(String property, String env, boolean fallback) {
         String v = get(property, env);
-        return v == null || !(v.equalsIgnoreCase("off") || v.equalsIgnoreCase("false") || v.equalsIgnoreCase("no")
+        if (v == null) {
+            return fallback;
+        }
+        return !(v.equalsIgnoreCase("off") || v.equalsIgnoreCase("false") || v.equalsIgnoreCase("no")
                 || v.equals("0"));
     }
 }

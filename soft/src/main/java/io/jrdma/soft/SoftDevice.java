@@ -62,8 +62,7 @@ public final class SoftDevice implements Device {
         this.allowNative = b.allowNative;
         this.sharedMemory = b.sharedMemory != null ? b.sharedMemory : Settings.enabled("jrdma.shm", "JRDMA_SHM");
         this.icrcOnSharedMemory = b.icrcOnSharedMemory != null ? b.icrcOnSharedMemory
-                : Settings.get("jrdma.shm.icrc", "JRDMA_SHM_ICRC") != null
-                        && Settings.enabled("jrdma.shm.icrc", "JRDMA_SHM_ICRC");
+                : Settings.enabled("jrdma.shm.icrc", "JRDMA_SHM_ICRC", false);
         NetworkInterface nif = null;
         try {
             nif = NetworkInterface.getByInetAddress(address);

@@ -14,8 +14,6 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import io.jrdma.wire.Icrc;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -50,7 +48,7 @@ class ShmIcrcTest {
                     }
                 }
             });
-            fill(pair.a.buf, 7);
+            SoakPeerMain.fill(pair.a.buf, 0, pair.a.buf.byteSize(), 7);
             for (int i = 0; i < CHUNKS; i++) {
                 pair.a.qp.postSend(write(pair.a, pair.b, i));
                 assertEquals(WcStatus.SUCCESS, pair.await(pair.a.cq).status());
@@ -74,7 +72,7 @@ class ShmIcrcTest {
                 corrupt, FaultConfig.NONE, LinkKind.SHM.assume())) {
             FaultyLink fa = assertInstanceOf(FaultyLink.class, pair.a.ctx.link);
             assertInstanceOf(ShmLink.class, fa.inner());
-            fill(pair.a.buf, 9);
+            SoakPeerMain.fill(pair.a.buf, 0, pair.a.buf.byteSize(), 9);
             for (int i = 0; i < CHUNKS; i++) {
                 pair.a.qp.postSend(write(pair.a, pair.b, i));
             }
@@ -96,11 +94,5 @@ class ShmIcrcTest {
         long off = (long) i * CHUNK;
         return new SendWr().wrId(i).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
                 .sg(new Sge(from.addr(off), CHUNK, from.mr.lkey())).remoteAddr(to.addr(off)).rkey(to.mr.rkey());
-    }
-
-    private static void fill(MemorySegment m, int seed) {
-        for (long i = 0; i < m.byteSize(); i += 8) {
-            m.set(ValueLayout.JAVA_LONG, i, (i + 1) * 0x9E3779B97F4A7C15L + seed);
-        }
     }
 }

@@ -117,12 +117,17 @@ public final class ShmLink extends ForwardingLink {
         this.dir = dir;
         this.localIp = inner.localIp();
         this.omitIcrc = omitIcrc;
-        this.own = own;
-        this.ring = own.ring();
+        use(own);
+        Arrays.fill(peerBell, -1);
+    }
+
+    /** Makes {@code f} this device's ring, which says whether it takes records without ICRCs. */
+    private void use(ShmRingFile f) {
+        own = f;
+        ring = f.ring();
         if (omitIcrc) {
             ring.takeRecordsWithoutIcrc();
         }
-        Arrays.fill(peerBell, -1);
     }
 
     /**
@@ -393,11 +398,7 @@ public final class ShmLink extends ForwardingLink {
         ShmRingFile old = own;
         old.close();
         try {
-            own = ShmRingFile.create(dir, localIp, inner.port(), CAPACITY, inner.doorbellFd());
-            ring = own.ring();
-            if (omitIcrc) {
-                ring.takeRecordsWithoutIcrc();
-            }
+            use(ShmRingFile.create(dir, localIp, inner.port(), CAPACITY, inner.doorbellFd()));
         } catch (IOException e) {
             throw new IllegalStateException("cannot replace the ring of " + this + ": " + e.getMessage(), e);
         }
