@@ -248,6 +248,40 @@ class PerftestTest {
     }
 
     @Test
+    void aClientWhosePeerStopsAnsweringGivesUpAfterItsTimeout() throws Exception {
+        // the server runs 100 iterations, the client 400: after the 100th the client's receive never comes, and its
+        // poll loop (which reads the clock only every DataPath.CLOCK_POLLS empty polls) must still give up in time
+        int port = nextPort++;
+        ByteArrayOutputStream ce = new ByteArrayOutputStream();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Integer> server = pool.submit(() -> Perftest.run(Tool.IB_SEND_LAT, new String[] {"-n", "100",
+                "-s", "2", "--timeout=1", "-d", "pfserver", "-p", Integer.toString(port)},
+                    print(new ByteArrayOutputStream()), print(new ByteArrayOutputStream())));
+            long start = System.nanoTime();
+            int clientRc = -1;
+            for (int attempt = 0; attempt < 50; attempt++) {
+                ce.reset(); // the server may not listen yet: the client then fails at once, and tries again
+                Future<Integer> client = pool.submit(() -> Perftest.run(Tool.IB_SEND_LAT, new String[] {"-n", "400",
+                    "-s", "2", "--timeout=1", "-d", "pfclient", "-p", Integer.toString(port), "127.0.0.1"},
+                        print(new ByteArrayOutputStream()), print(ce)));
+                clientRc = client.get(30, TimeUnit.SECONDS); // a loop that never looked at the clock would hang
+                if (text(ce).contains("no progress within")) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            long tookMs = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(1, clientRc, text(ce));
+            assertTrue(text(ce).contains("no progress within 1000 ms while waiting for"), text(ce));
+            assertTrue(tookMs < 15_000, "the client gave up after " + tookMs + " ms");
+            server.get(20, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void writeBwShouldWriteEveryByteAndReportBothSides() throws Exception {
         assertRun(run(Tool.IB_WRITE_BW, "-n", "200", "-s", "4095"), Tool.IB_WRITE_BW,
                 new long[] {4095}, 200, 1, rdmaBwBytes(1));
