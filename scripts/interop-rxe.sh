@@ -59,6 +59,8 @@ TCP_PORT=18515
 only=${INTEROP_ONLY:-}
 # shellcheck source=scripts/interop-rxe-cm.sh
 source "$root/scripts/interop-rxe-cm.sh"
+# shellcheck source=scripts/failed-logs.sh
+source "$root/scripts/failed-logs.sh"
 
 cleanup() {
     "$lab" down >/dev/null 2>&1
@@ -109,6 +111,7 @@ report() {
     else
         echo "FAIL $1 (logs: $3 $4)"
         failed=$((failed + 1))
+        failed_log "$3" "$4"
     fi
 }
 
@@ -322,7 +325,7 @@ perftest ib_write_bw 90 -R -s 4095 -n 20 -q 2
 perftest ib_read_lat 90 -R -s 64 -n 50
 perftest ib_send_lat 90 -R -c UD -s 512 -n 50
 
-[[ $only == cm ]] && { echo "$passed passed, $failed failed"; exit $((failed > 0)); }
+[[ $only == cm ]] && { dump_failed; echo "$passed passed, $failed failed"; exit $((failed > 0)); }
 boot 9000 # rxe active_mtu 4096
 pingpong rc_pingpong 20 60 -m 4096 -s 4095 -c
 pingpong rc_pingpong 20 60 -m 4096 -s 4097 -c
@@ -338,5 +341,6 @@ perftest ib_write_lat 60 -s 4097 -n 50
 perftest ib_read_lat 120 -s 1048576 -n 5
 
 echo "interop: cases took $((SECONDS - start)) s; logs in $logs" >&2
+dump_failed
 echo "$passed passed, $failed failed"
 ((failed == 0))

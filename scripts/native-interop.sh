@@ -8,6 +8,8 @@
 # NATIVE_INTEROP=cm only the other connection-manager cases (ucmatose, udaddy, perftest -R, rejects).
 
 NATIVE_TCP_PORT=18515
+# shellcheck source=scripts/failed-logs.sh
+source "$root/scripts/failed-logs.sh"
 
 # The tools jar, as the guests see it (the host's / is mounted at /host) and as the namespace runs it.
 native_tools_jar() {
@@ -148,6 +150,7 @@ verdict() {
     else
         echo "FAIL $2 (logs: $3 $4)"
         failed=$((failed + 1))
+        failed_log "$3" "$4"
     fi
 }
 
@@ -263,11 +266,13 @@ native_interop() {
         rping_both "-C 10 -S 4096 -V -v" 10
     fi
     if [[ ${NATIVE_INTEROP:-all} == rping ]]; then
+        dump_failed
         echo "$passed passed, $failed failed"
         return
     fi
     cm_cases
     if [[ ${NATIVE_INTEROP:-all} == cm ]]; then
+        dump_failed
         echo "$passed passed, $failed failed"
         return
     fi
@@ -285,5 +290,6 @@ native_interop() {
     both ib_write_bw "-n 50 -s 65536" soft@ns 10.77.0.1
     both ib_read_lat "-n 50 -s 4097" soft@ns 10.77.0.1
     echo "native: interop cases took $((SECONDS - start)) s; logs in $logs" >&2
+    dump_failed
     echo "$passed passed, $failed failed"
 }
