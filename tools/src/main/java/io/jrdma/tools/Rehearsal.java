@@ -1,17 +1,11 @@
 package io.jrdma.tools;
 
-import io.jrdma.soft.SoftProvider;
 import io.jrdma.verbs.Context;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,9 +29,14 @@ import java.util.concurrent.TimeUnit;
  * rounds (docs/benchmarks/shm.md). They cost the tool 1 - 4 s more at its start.
  *
  * <p>Each side runs {@link #ROUNDS} rounds of at most {@link WarmUp#iterations()} iterations ({@code jrdma.warmup},
- * 0 turns it off) and {@link #BYTES} of messages, the later ones sized to take about {@link #ROUND_NS}. Soft
- * devices only: a native device's data path is the NIC's and the kernel's, and gets {@link WarmUp}'s loop. The
- * device's counters see the rehearsal's packets, as they see {@link WarmUp}'s.
+ * 0 turns it off) and {@link #BYTES} of messages, the later ones sized to take about {@link #ROUND_NS}. A native
+ * device (the ibverbs provider) rehearses too, both sides on its one context (its QPs reach each other through the
+ * NIC's loopback): its data path is the NIC's and the kernel's, but the tool's loops and the provider's calls are
+ * Java, and after {@link WarmUp}'s loop they were still compiled inside the measured run (a quarter of a jrdma
+ * client's CPU samples in an rxe-lab guest were the compiler's). With the rehearsal, in one lab boot, alternating with
+ * C: {@code rc_pingpong} 1.19 - 1.65x C's time per iteration against 1.52 - 1.72x, {@code ib_send_lat}'s p99 1.30 -
+ * 1.72x C's against 1.77 - 2.23x (t_typical unchanged). The device's counters see the rehearsal's packets, as they
+ * see {@link WarmUp}'s.
  */
 public final class Rehearsal {
 
@@ -82,8 +81,8 @@ public final class Rehearsal {
     /**
      * Rehearses a run of {@code size}-byte messages on {@code ctx} with the sides {@code sides} makes, when
      * {@code rehearsable} (a reliable connection the tool makes itself: over UC and UD a rehearsal's receiver could
-     * miss a message and wait for it, and the connection manager's listeners are the device's) and the device is
-     * soft; otherwise {@link WarmUp}'s loop (port {@code port}, {@code gidIndex}: the run's GID index or -1, failures
+     * miss a message and wait for it, and the connection manager's listeners are the device's); otherwise
+     * {@link WarmUp}'s loop (port {@code port}, {@code gidIndex}: the run's GID index or -1, failures
      * said on {@code err}). A rehearsal that fails is dropped without a word: the run then reports what is wrong.
      *
      * @return the iterations each side ran
@@ -94,7 +93,7 @@ public final class Rehearsal {
         if (budget == 0) {
             return 0;
         }
-        if (!rehearsable || !SoftProvider.NAME.equals(ctx.device().provider())) {
+        if (!rehearsable) {
             return WarmUp.run(ctx, port, gidIndex, size, err);
         }
         long cap = Math.clamp(BYTES / Math.max(1, size), MIN_ITERS, Math.max(MIN_ITERS, budget));
@@ -114,13 +113,13 @@ public final class Rehearsal {
             untilCompilerQuiet();
             long extraEnd = System.nanoTime() + EXTRA_NS;
             for (int extra = 0; extra < EXTRA_ROUNDS && System.nanoTime() - extraEnd < 0; extra++) {
-                long compiled = compilationMs();
+                long compiled = CompilerWork.compilationMs();
                 if (!rehearse(sides, serverCtx, ctx, iters)) {
                     return total;
                 }
                 total += iters;
                 untilCompilerQuiet();
-                if (compilationMs() == compiled) {
+                if (CompilerWork.compilationMs() == compiled) {
                     break; // nothing left to compile: the code the run takes is in its last tier
                 }
             }
@@ -181,12 +180,6 @@ public final class Rehearsal {
         }
     }
 
-    /** The JIT compiler's total compilation time so far, in ms; -1 where it is not measured. */
-    private static long compilationMs() {
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        return jit == null || !jit.isCompilationTimeMonitoringSupported() ? -1 : jit.getTotalCompilationTime();
-    }
-
     /**
      * Sleeps while the JIT compiler works, at most {@link #QUIET_MS}: while its threads use CPU (Linux: their
      * schedstat), else while its total compilation time grows (which grows only when a compilation ends: one longer
@@ -194,14 +187,14 @@ public final class Rehearsal {
      */
     private static void untilCompilerQuiet() {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUIET_MS);
-        long before = compilerWork();
+        long before = CompilerWork.sofar();
         if (before < 0) {
             return;
         }
         try {
             while (System.nanoTime() - end < 0) {
                 Thread.sleep(QUIET_STEP_MS);
-                long now = compilerWork();
+                long now = CompilerWork.sofar();
                 if (now == before) {
                     return;
                 }
@@ -210,28 +203,5 @@ public final class Rehearsal {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** The compiler threads' CPU time (ns) where it can be read, else the total compilation time (ms), else -1. */
-    private static long compilerWork() {
-        long sum = 0;
-        boolean found = false;
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
-            for (Path task : tasks) {
-                try {
-                    String name = Files.readString(task.resolve("comm"));
-                    if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
-                        String stat = Files.readString(task.resolve("schedstat"));
-                        sum += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
-                        found = true;
-                    }
-                } catch (IOException e) {
-                    continue; // the thread ended meanwhile
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            found = false; // not Linux, or not readable: the compilation time instead
-        }
-        return found ? sum : compilationMs();
     }
 }

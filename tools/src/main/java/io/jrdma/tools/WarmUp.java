@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * Warms the JIT compiler up on the data path before a tool measures it. A Java program runs its first few thousand
  * work requests interpreted: an {@code ib_send_lat -n 2000} measured cold averages 130 µs where a warm one takes 5,
  * and the cold iterations are the whole p99 of a 20,000-iteration run. So the perftest and pingpong tools first run
- * a warm-up: on a soft device the tool itself ({@link Rehearsal}); on another device, and for {@code -R}, this loop of
+ * a warm-up: over RC the tool itself ({@link Rehearsal}); over UC and UD, and for {@code -R}, this loop of
  * SENDs and RDMA WRITEs of the run's message size between two RC QPs of their own context, connected to each other
  * (loopback on the tool's own device: no packet reaches the peer, and the wire protocol with it is unchanged, so
  * the tools still interoperate with rdma-core's), for at most {@link #DEFAULT_ITERATIONS} iterations and

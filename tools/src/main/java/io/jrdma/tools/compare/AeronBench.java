@@ -304,8 +304,7 @@ final class AeronBench {
             UnsafeBuffer msg = new UnsafeBuffer(ByteBuffer.allocateDirect(size));
             Echo echo = new Echo();
             Latencies lat = new Latencies(p.integer("iters"));
-            long warmEnd = System.nanoTime() + p.lng("warmup_ms") * 1_000_000L;
-            long end = warmEnd + p.lng("duration_ms") * 1_000_000L;
+            Measured m = new Measured(p, System.nanoTime());
             for (long i = 0; ; i++) {
                 short v = (short) (i % 0xFFFF);
                 msg.putShort(0, v, ByteOrder.LITTLE_ENDIAN);
@@ -320,7 +319,7 @@ final class AeronBench {
                 if (!echo.got || echo.value != v) {
                     throw new BenchFailure("round trip " + i + ": echo " + echo.value + ", sent " + v);
                 }
-                if (t0 - warmEnd >= 0 && (!lat.add(t1 - t0) || t1 - end >= 0)) {
+                if (m.measures(t0) && (!lat.add(t1 - t0) || m.over(t1))) {
                     break;
                 }
             }
@@ -328,7 +327,7 @@ final class AeronBench {
             offer(node, ping, msg, size, deadline);
             control.send(Control.STOP);
             control.await("fin", deadline.nanos(), node::work);
-            return lat.fields();
+            return lat.fields() + m.field();
         }
     }
 

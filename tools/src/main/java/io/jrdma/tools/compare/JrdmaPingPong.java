@@ -65,8 +65,7 @@ final class JrdmaPingPong {
             pp.postReceives();
             side.connect(control, false, deadline.nanos());
             Latencies lat = new Latencies(p.integer("iters"));
-            long warmEnd = System.nanoTime() + p.lng("warmup_ms") * 1_000_000L;
-            long end = warmEnd + p.lng("duration_ms") * 1_000_000L;
+            Measured m = new Measured(p, System.nanoTime());
             BooleanSupplier never = () -> false;
             for (long i = 0; ; i++) {
                 short v = (short) (i % 0xFFFF);
@@ -77,14 +76,14 @@ final class JrdmaPingPong {
                 if (echo != v) {
                     throw new BenchFailure("round trip " + i + ": echo " + echo + ", sent " + v);
                 }
-                if (t0 - warmEnd >= 0 && (!lat.add(t1 - t0) || t1 - end >= 0)) {
+                if (m.measures(t0) && (!lat.add(t1 - t0) || m.over(t1))) {
                     break;
                 }
             }
             pp.post(STOP);
             control.send(Control.STOP);
             control.await("fin", deadline.nanos(), side.context::progress);
-            return lat.fields();
+            return lat.fields() + m.field();
         }
     }
 

@@ -252,8 +252,7 @@ final class NioBench {
             ByteBuffer out = ByteBuffer.allocateDirect(size).order(ByteOrder.LITTLE_ENDIAN);
             ByteBuffer in = ByteBuffer.allocateDirect(size).order(ByteOrder.LITTLE_ENDIAN);
             Latencies lat = new Latencies(p.integer("iters"));
-            long warmEnd = System.nanoTime() + p.lng("warmup_ms") * 1_000_000L;
-            long end = warmEnd + p.lng("duration_ms") * 1_000_000L;
+            Measured m = new Measured(p, System.nanoTime());
             for (long i = 0; ; i++) {
                 short v = (short) (i % 0xFFFF);
                 out.clear();
@@ -270,7 +269,7 @@ final class NioBench {
                     throw new BenchFailure("round trip " + i + ": echo of " + in.position() + " bytes, "
                             + in.getShort(0) + ", sent " + v);
                 }
-                if (t0 - warmEnd >= 0 && (!lat.add(t1 - t0) || t1 - end >= 0)) {
+                if (m.measures(t0) && (!lat.add(t1 - t0) || m.over(t1))) {
                     break;
                 }
             }
@@ -279,7 +278,7 @@ final class NioBench {
             ch.write(out);
             control.send(Control.STOP);
             control.await("fin", deadline.nanos());
-            return lat.fields();
+            return lat.fields() + m.field();
         }
     }
 
