@@ -30,11 +30,12 @@ on() {
     esac
 }
 
-# listening WHERE: until a server listens on the tools' TCP port there (at most 60 s).
+# listening WHERE: until a server listens on the tools' TCP port there (at most 150 s: a jrdma tool in an emulated
+# guest takes about 40 s to start and its JIT rehearsal over RC 10 - 20 s more before it listens).
 listening() {
-    local end=$((SECONDS + 60))
+    local end=$((SECONDS + 150))
     if [[ $1 == vm* ]]; then
-        on "$1" 70 "rxelab-wait-listen $NATIVE_TCP_PORT 60" >/dev/null 2>&1
+        on "$1" 160 "rxelab-wait-listen $NATIVE_TCP_PORT 150" >/dev/null 2>&1
         return
     fi
     while ((SECONDS < end)); do
@@ -52,9 +53,9 @@ tool_cmd() {
     case "$impl" in
         real) [[ $tool == *_pingpong ]] && tool="ibv_$tool"
             echo "$tool -d rxe0 $gid $args" ;;
-        native) echo "/host$JAVA_HOME/bin/java -Xmx256m -jar /host$NATIVE_JAR $tool -d rxe0 $gid $args --timeout=100" ;;
+        native) echo "/host$JAVA_HOME/bin/java -Xmx256m -jar /host$NATIVE_JAR $tool -d rxe0 $gid $args --timeout=200" ;;
         soft) echo "env JRDMA_DEVICES=rxe0=10.77.0.1 $JAVA_HOME/bin/java -jar $NATIVE_JAR $tool -d rxe0 $gid $args" \
-            "--timeout=100" ;;
+            "--timeout=200" ;;
     esac
 }
 
@@ -69,10 +70,10 @@ native_case() {
     size=$(echo " $args " | sed -n 's/.* -s \([0-9]*\) .*/\1/p')
     for attempt in 1 2; do
         ok=0
-        (on "$swhere" 150 "$(tool_cmd "$simpl" "$tool" "$args")"; echo "[exit status $?]") >"$s" 2>&1 &
+        (on "$swhere" 300 "$(tool_cmd "$simpl" "$tool" "$args")"; echo "[exit status $?]") >"$s" 2>&1 &
         spid=$!
         listening "$swhere" || ok=1
-        (on "$cwhere" 150 "$(tool_cmd "$cimpl" "$tool" "$args") $ip"; echo "[exit status $?]") >"$c" 2>&1
+        (on "$cwhere" 300 "$(tool_cmd "$cimpl" "$tool" "$args") $ip"; echo "[exit status $?]") >"$c" 2>&1
         wait "$spid"
         [[ $(tail -n 1 "$s") == "[exit status 0]" && $(tail -n 1 "$c") == "[exit status 0]" ]] || ok=1
         if [[ $tool == *_pingpong ]]; then

@@ -50,7 +50,7 @@ pair() {
     local tag="$impl-$test-$n"
     "$lab" exec --vm 1 --timeout 300 -n -- "$cmd" >"$logs/$tag.server" 2>&1 &
     local spid=$!
-    "$lab" exec --vm 1 --timeout 60 -n -- "rxelab-wait-listen 18515 50" >/dev/null 2>&1
+    "$lab" exec --vm 1 --timeout 160 -n -- "rxelab-wait-listen 18515 150" >/dev/null 2>&1
     "$lab" exec --vm 2 --timeout 300 -n -- "$cmd $SERVER_IP" >"$logs/$tag.client" 2>&1
     wait "$spid"
     case "$test" in
