@@ -196,7 +196,8 @@ abstract class AdaptiveThreadingBase {
 
     /** Waits until the engine thread {@code t} parks in its loop (callers drive the engine). */
     static void awaitParked(Thread t) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        // a bound, not a timing: on a machine this busy (two emulated guests and a build) 5 s was seen to pass
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             StackTraceElement[] stack = t.getStackTrace();
             boolean parked = Arrays.stream(stack).anyMatch(e -> e.getMethodName().equals("parkNanos"))
