@@ -24,7 +24,7 @@ final class Measured {
     private final long durationNs;
     private final long latestStartNs;
     private long nextLookNs;
-    private long lastWork = -1;
+    private long lastWork = Long.MIN_VALUE; // no look yet: the first look never finds the compiler quiet
     private long startNs;
     private boolean started;
 
