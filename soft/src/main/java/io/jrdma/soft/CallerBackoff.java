@@ -235,6 +235,14 @@ final class CallerBackoff {
     }
 
     /**
+     * A completion channel's waiter polled in vain from {@code now - gapNs} to {@code now}, in polls that began at
+     * {@code since} ({@link WaitSpin}): a step of a caller's spin, for the verdicts.
+     */
+    void spun(long now, long gapNs, long since) {
+        sample(now, gapNs, since);
+    }
+
+    /**
      * Adds one step of a spin that began at {@code since}, {@code gapNs} long and ending at {@code now}, to the
      * sample; ends the sample with a verdict when it is full. A long step in which the thread was not switched out
      * involuntarily (it slept or did its own work between polls) is no spinning time, and is left out.

@@ -119,6 +119,11 @@ public enum Counter {
      * dedicated threading's sleeps until the engine thread's next pass with work.
      */
     CALLER_MODERATED_WAITS("caller_moderated_waits"),
+    /**
+     * Completion-channel waits whose event came while the waiter still polled, before it would have slept in the
+     * kernel ({@link WaitSpin}).
+     */
+    WAITER_POLLED("waiter_polled"),
     /** Datagrams put into the ring of a device of this host (the shared-memory path, {@code ShmLink}). */
     SHM_SENT("shm_sent"),
     /** Datagrams taken from this device's ring (sent by devices of this host). */

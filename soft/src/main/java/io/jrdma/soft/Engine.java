@@ -10,16 +10,14 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The soft device's agent: its duty cycle ({@link #doWork}) takes in datagrams through the {@link Receiver}, then
- * visits every QP of the {@link QpTable} (flush in ERR, ACK timer, requester, responder) and ends by flushing the
- * {@link Transmitter}'s batch. Who runs it is the {@link Threading}: the callers' threads ({@link Threading#INVOKER}:
- * a post's doorbell and a poll each run a pass), its own thread ({@link Threading#DEDICATED}, which idles between
- * passes as its {@link IdleStrategy} says and sleeps on the link until a datagram, a doorbell or a timer), or both
- * ({@link Threading#ADAPTIVE}: the callers while they keep calling, the thread, parked meanwhile, when they stop).
- *
- * <p>Passes hold the device lock (the context's), which serialises them with control-path changes (modify,
- * create, destroy, deregister); posting and polling never wait for it. A post that finds it taken leaves the
- * doorbell rung, and whoever holds the lock runs another pass after releasing it when it finds the bell rung.
+ * The soft device's agent: its duty cycle ({@link #doWork}) takes in datagrams ({@link Receiver}), visits every QP of
+ * the {@link QpTable} (flush in ERR, ACK timer, requester, responder), then flushes the {@link Transmitter}'s batch.
+ * Who runs it is the {@link Threading}: callers' threads ({@link Threading#INVOKER}: a post's doorbell and a poll
+ * each run a pass), its own thread ({@link Threading#DEDICATED}: idles by its {@link IdleStrategy}, sleeps on the
+ * link until a datagram, a doorbell or a timer), or both ({@link Threading#ADAPTIVE}: callers while they call, the
+ * thread, parked meanwhile, when they stop). Passes hold the device lock (the context's), serialising them with
+ * control-path changes; posting and polling never wait for it. A post that finds it taken leaves the doorbell rung,
+ * and whoever holds the lock runs another pass after releasing it when it finds the bell rung.
  */
 final class Engine implements AutoCloseable {
 
@@ -45,9 +43,7 @@ final class Engine implements AutoCloseable {
     /** A pass that did work and took longer than this restarts the ACK timers it armed (see {@link #doWork}). */
     private static final long LONG_PASS_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** A pass's receive: none, one that does not wait, one whose first call waits for a datagram. */
-    private static final int RX_NONE = 0;
-    private static final int RX_POLL = 1;
-    private static final int RX_WAIT = 2;
+    private static final int RX_NONE = 0, RX_POLL = 1, RX_WAIT = 2;
 
     private final ReentrantLock lock;
     private final Link link;
@@ -60,10 +56,7 @@ final class Engine implements AutoCloseable {
     private final NanoClock clock;
     private final Threading threading;
     private final IdleStrategy idle;
-    /**
-     * Dedicated mode, any idle strategy but busy spinning: while the cores are contended ({@link CallerBackoff}'s
-     * verdict, from the callers' polls) the engine thread sleeps on the socket as soon as a pass finds nothing to do.
-     */
+    /** Dedicated mode, idle strategy not spin: on contended cores the thread sleeps once a pass finds nothing. */
     private final boolean sleepsWhenContended;
     private final IdleStrategy.Sleeper sleeper = this::sleep;
     private long passes; // passes run: where the next one starts visiting QPs
@@ -86,8 +79,8 @@ final class Engine implements AutoCloseable {
     private volatile long callerPassNs = System.nanoTime() - LONGEST_PARK_NS;
     /** Adaptive mode: the engine thread's next park while callers drive (its own, not shared). */
     private long parkNs = FIRST_PARK_NS;
-    /** When callers' empty polls stop spinning: to wait on the socket (adaptive mode) or to sleep (dedicated). */
-    private final CallerBackoff backoff;
+    /** When callers' empty polls (and a channel waiter's, {@link WaitSpin}) stop spinning, to wait or sleep. */
+    final CallerBackoff backoff;
     /** Dedicated mode: a caller's empty poll that sleeps until the engine thread's next pass with work. */
     private final DedicatedCallerSleep callerSleep;
     /** Adaptive mode: the caller that waits on the socket ({@link Link#awaitReadable} is for one at a time). */
@@ -275,14 +268,23 @@ final class Engine implements AutoCloseable {
         return passWhileRung(RX_POLL);
     }
 
+    /** A channel waiter's pass while it polls before sleeping ({@link WaitSpin}): a caller's, as a waiter's. */
+    int waiterPass() {
+        callerWaiting = threading == Threading.ADAPTIVE; // ACKs held for its answer; the engine thread stays parked
+        try {
+            return callerPass();
+        } finally {
+            callerWaiting = false;
+        }
+    }
+
     /**
-     * After a caller's pass that did {@code work} (-1: none ran), whose poll {@code found} completions or not. In
-     * adaptive mode, when the callers' passes found nothing for their spin budget ({@link CallerBackoff}) nor did this
-     * poll, the call waits up to {@link #CALLER_WAIT_NS}: on the socket, which the next datagram ends; or, on contended
-     * cores while datagrams come in bulk, {@link CallerBackoff#MODERATED_NS} whatever arrives (a NIC's interrupt
-     * moderation: a poller woken by every datagram takes the CPU from the sender after each). Then a pass takes in
-     * what ended the wait (the engine thread stays parked for a caller that polls again only much later).
-     * Returns the work of the pass after the wait (or after a yield that saw a record come), else -1.
+     * After a caller's pass that did {@code work} (-1: none ran), whose poll {@code found} completions or not. Adaptive
+     * mode, the callers' passes and this poll empty for their spin budget ({@link CallerBackoff}): a wait up to
+     * {@link #CALLER_WAIT_NS} on the socket, which the next datagram ends, or on contended cores in a bulk transfer a
+     * {@link CallerBackoff#MODERATED_NS} sleep (interrupt moderation: a poller woken by every datagram takes the CPU
+     * from the sender after each); then a pass takes in what ended it. Returns that pass's work (or that of the pass
+     * after a yield that saw a record come), else -1.
      */
     int callerIdle(int work, boolean found, SoftCq cq) {
         if (threading == Threading.DEDICATED) {
@@ -347,15 +349,13 @@ final class Engine implements AutoCloseable {
 
     /**
      * For a thread that waits for an event up to {@code leftNs} (not in dedicated mode): a pass, and when it finds
-     * nothing to do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer is due,
-     * the caller waits that long), the wait is a receive that sleeps until the first datagram, the nearest timer or
-     * the caller's deadline, and takes the datagram in the same call ({@link Link#receiveWaitNs},
-     * {@link Link#receiveWaitLimit}); a post from another thread meanwhile wakes it ({@link #doorbell}), and so does
-     * a thread that needs the device lock ({@link #wakeWaiter}, through {@link DeviceLock}).
-     * Otherwise a poll of at most a millisecond, and the caller's next pass receives. Another thread in the
-     * engine: parks briefly instead. In adaptive mode the engine thread stays parked meanwhile.
-     *
-     * @return the work done (0 after a wait that ended without work)
+     * nothing to do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer due, the
+     * caller waits that long), a receive that sleeps until the first datagram, the nearest timer or the deadline and
+     * takes the datagram in the same call ({@link Link#receiveWaitNs}, {@link Link#receiveWaitLimit}); a post from
+     * another thread wakes it ({@link #doorbell}), so does a thread that needs the device lock ({@link #wakeWaiter},
+     * through {@link DeviceLock}). Otherwise a poll of at most a millisecond, and the next pass receives. Another
+     * thread in the engine: parks briefly instead. In adaptive mode the engine thread stays parked meanwhile.
+     * Returns the work done (0 after a wait that ended without work).
      */
     int progressOrWait(long leftNs) {
         callerWaiting = threading == Threading.ADAPTIVE;
