@@ -43,7 +43,7 @@ final class SoftChannel implements CompletionChannel {
         long deadline = start + timeout.toNanos();
         Engine engine = context.engine;
         boolean drive = engine.waitersDrive();
-        cq = drive ? pollFirst(engine, start, deadline) : null;
+        cq = drive && WaitSpin.ENABLED ? pollFirst(engine, start, deadline) : null;
         while (cq == null) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
@@ -104,6 +104,7 @@ final class SoftChannel implements CompletionChannel {
             }
             if (now - nextYield >= 0) {
                 Thread.yield(); // the thread that answers may have been woken onto this core, behind this one
+                Preemptions.sinceLast(); // a yield that let it run counts as an involuntary switch: not a preemption
                 now = System.nanoTime();
                 nextYield = now + WaitSpin.YIELD_EVERY_NS;
             }

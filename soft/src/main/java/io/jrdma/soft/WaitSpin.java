@@ -14,9 +14,11 @@ import java.util.concurrent.TimeUnit;
  * <p>The polls are a caller's spin to {@link CallerBackoff}: they feed its contended verdict, and they stop when it
  * holds (a poller on shared cores takes the core that another thread, perhaps the one that is to answer, waits for;
  * and where no core idles, a sleeping thread is woken without the halted vCPU's cost that the polls save). A waiter
- * that meets the verdict does not poll for {@link #FIRST_HOLD_NS}; met again within twice that after the hold, the
- * hold doubles, up to {@link #LONGEST_HOLD_NS}: beside a busy process every renewed poll is preempted until the
- * verdict comes back, and those preempted polls were the blocking ping-pong's tail. They yield the core {@link #YIELD_FIRST_NS} in and every {@link #YIELD_EVERY_NS} after: the datagram that
+ * that meets the verdict does not poll for {@link #FIRST_HOLD_NS}; met again within as long after the hold, the hold
+ * doubles, up to {@link #LONGEST_HOLD_NS}: beside a busy process the polls are preempted again as soon as they resume,
+ * until the verdict comes back (on a quiet machine the verdict comes seldom, and the hold stays short). The polls
+ * still cost the blocking ping-pong's tail beside a busy process, where no vCPU halts and a wake-up is cheap: off
+ * with the setting {@code jrdma.waiter-poll} / {@code JRDMA_WAITER_POLL} = {@code off}. They yield the core {@link #YIELD_FIRST_NS} in and every {@link #YIELD_EVERY_NS} after: the datagram that
  * woke the answering thread was sent from this core, and a sync wake-up puts that thread behind the poller.
  *
  * <p>One per channel; its waiters use it one at a time in the usual case, and a race between two only misjudges one
@@ -40,6 +42,9 @@ final class WaitSpin {
     /** The longest hold. */
     static final long LONGEST_HOLD_NS = TimeUnit.MILLISECONDS.toNanos(1600);
 
+    /** Whether waiters poll at all ({@code jrdma.waiter-poll}, on unless off). */
+    static final boolean ENABLED = Settings.enabled("jrdma.waiter-poll", "JRDMA_WAITER_POLL");
+
     private long windowNs;
     private long holdNs = FIRST_HOLD_NS;
     /** When the current hold ends (meaningful while {@link #held}). */
@@ -59,7 +64,7 @@ final class WaitSpin {
         if (held && now - heldUntilNs < 0) {
             return;
         }
-        holdNs = held && now - heldUntilNs <= 2 * holdNs ? Math.min(LONGEST_HOLD_NS, 2 * holdNs) : FIRST_HOLD_NS;
+        holdNs = held && now - heldUntilNs <= FIRST_HOLD_NS ? Math.min(LONGEST_HOLD_NS, 2 * holdNs) : FIRST_HOLD_NS;
         heldUntilNs = now + holdNs;
         held = true;
     }

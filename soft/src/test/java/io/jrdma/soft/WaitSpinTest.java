@@ -63,7 +63,7 @@ class WaitSpinTest {
         assertEquals(0, spin.windowNs(again + WaitSpin.LONGEST_HOLD_NS - 1));
         assertEquals(WaitSpin.MAX_NS, spin.windowNs(again + WaitSpin.LONGEST_HOLD_NS));
 
-        long late = again + 4 * WaitSpin.LONGEST_HOLD_NS; // long after its end: back to the first hold
+        long late = again + WaitSpin.LONGEST_HOLD_NS + WaitSpin.FIRST_HOLD_NS + 1; // later: back to the first hold
         spin.contended(late);
         assertEquals(0, spin.windowNs(late + WaitSpin.FIRST_HOLD_NS - 1));
         assertEquals(WaitSpin.MAX_NS, spin.windowNs(late + WaitSpin.FIRST_HOLD_NS));
