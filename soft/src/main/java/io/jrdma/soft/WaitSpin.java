@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
  * doubles, up to {@link #LONGEST_HOLD_NS}: beside a busy process the polls are preempted again as soon as they resume,
  * until the verdict comes back (on a quiet machine the verdict comes seldom, and the hold stays short). The polls
  * still cost the blocking ping-pong's tail beside a busy process, where no vCPU halts and a wake-up is cheap: off
- * with the setting {@code jrdma.waiter-poll} / {@code JRDMA_WAITER_POLL} = {@code off}. They yield the core {@link #YIELD_FIRST_NS} in and every {@link #YIELD_EVERY_NS} after: the datagram that
- * woke the answering thread was sent from this core, and a sync wake-up puts that thread behind the poller.
+ * with the setting {@code jrdma.waiter-poll} / {@code JRDMA_WAITER_POLL} = {@code off}. They yield the core
+ * {@link #YIELD_FIRST_NS} in and every {@link #YIELD_EVERY_NS} after: the datagram that woke the answering thread was
+ * sent from this core, and a sync wake-up puts that thread behind the poller.
  *
  * <p>One per channel; its waiters use it one at a time in the usual case, and a race between two only misjudges one
  * window: the fields are plain.
