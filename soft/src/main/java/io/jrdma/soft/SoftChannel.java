@@ -43,7 +43,8 @@ final class SoftChannel implements CompletionChannel {
         long deadline = start + timeout.toNanos();
         Engine engine = context.engine;
         boolean drive = engine.waitersDrive();
-        cq = drive && WaitSpin.ENABLED ? pollFirst(engine, start, deadline) : null;
+        boolean polls = drive && WaitSpin.ENABLED;
+        cq = polls ? pollFirst(engine, start, deadline) : null;
         while (cq == null) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
@@ -61,7 +62,7 @@ final class SoftChannel implements CompletionChannel {
                 }
             }
         }
-        if (drive) {
+        if (polls) {
             spin.ended(System.nanoTime() - start, cq != null);
         }
         return cq;
