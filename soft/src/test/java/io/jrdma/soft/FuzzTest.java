@@ -65,9 +65,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Asserted: no exception escapes the engine (lastEngineFailure stays null, qp_fatal 0), every datagram reached
  * the engine and was counted as dropped, an ICRC error or a packet handled by the transport, nothing hangs, and
- * every live transfer delivers the right bytes, on each link (NIO and native). The default run is
- * {@value #DEFAULT_PACKETS} packets per link (about 6 s each);
- * the system properties {@code jrdma.fuzz.packets} and {@code jrdma.fuzz.seed} set another count and seed.
+ * every live transfer delivers the right bytes, on each link (NIO and native). No IPv4 ID is solved: the victim
+ * rejects ICRCs forged under nonzero IDs from the fuzzer's address, which it knows as a jrdma source (ID 0). The
+ * default run is {@value #DEFAULT_PACKETS} packets per link (about 3 s each); the system properties {@code jrdma.fuzz.packets} and {@code jrdma.fuzz.seed} set another count and seed.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class FuzzTest {
@@ -82,6 +82,8 @@ class FuzzTest {
     private static final long LIVE_BYTES = 256 << 10;
     private static final long VICTIM_BYTES = 64 << 10;
     private static final int PHANTOM_QPN = 0xABCDE;
+    /** By then the victim has verified requests from the fuzzer's address under ID 0: a known jrdma source. */
+    private static final int FORGE_AFTER = 1_000;
     private static final int[] RC_OPCODES;
 
     static {
@@ -103,6 +105,10 @@ class FuzzTest {
     private int portA;
     private int portForeign;
     private long victimResets;
+    private boolean lastToVictim;
+    private long packetsSent;
+    private long forged;
+    private long chanceIcrcsChanged;
 
     /** A second RC QP on b, in its own PD, connected to a QPN that does not exist at a. */
     private final class Victim implements AutoCloseable {
@@ -255,8 +261,9 @@ class FuzzTest {
         }
         liveTransfer(liveRounds++);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        System.out.printf("fuzz: %d packets in %d ms (%.0f/s), %d live transfers, %d victim resets%n  b: %s%n",
-                sent, ms, sent * 1000.0 / Math.max(1, ms), liveRounds, victimResets, cb);
+        System.out.printf("fuzz: %d packets in %d ms (%.0f/s), %d live transfers, %d victim resets, %d ICRCs forged,"
+                + " %d chance ICRCs changed%n  b: %s%n", sent, ms, sent * 1000.0 / Math.max(1, ms), liveRounds,
+                victimResets, forged, chanceIcrcsChanged, cb);
 
         assertEquals(sent, reachedEngine, "every datagram reached the engine");
         assertTrue(classified >= sent, "every datagram counted as dropped, ICRC error or handled: " + classified);
@@ -273,9 +280,11 @@ class FuzzTest {
         assertTrue(cb.get(Counter.RCVD_PKTS) > sent / 5, "many packets pass the ICRC and reach the transport");
         assertTrue(cb.get(Counter.SEND_RNR_ERR) > 0, "the victim ran out of receives");
         assertTrue(cb.get(Counter.RCVD_SEQ_ERR) + cb.get(Counter.RCVD_RNR_ERR) > 0, "NAKs reached a completer");
-        // a random ICRC verifies under some IPv4 ID with probability 2^-16; the fuzzer's source sends ID 0, so
-        // after its first packets no ID is solved for it (IpIdPolicy)
-        assertEquals(0, cb.get(Counter.ICRC_ID_SOLVED));
+        // the victim knows the fuzzer's address as a jrdma source (ID 0): a packet that verifies only under a
+        // forged ID of 64 or more is corrupt (IpIdPolicy), and the fuzzer sends no chance ICRC any ID would verify
+        assertTrue(forged > 0);
+        assertEquals(0, cb.get(Counter.ICRC_ID_SOLVED), "IPv4 IDs solved; " + forged + " ICRCs forged under a "
+                + "nonzero ID, " + chanceIcrcsChanged + " chance ICRCs changed; b: " + cb);
         if (sent >= 100_000) {
             assertTrue(victimResets > 0, "in-sequence hostile requests failed the victim QP (class C errors)");
         }
@@ -304,6 +313,7 @@ class FuzzTest {
         int len;
         DatagramChannel from = fromA;
         int srcPort = portA;
+        lastToVictim = false;
         if (kind < 5) {
             len = garbage();
         } else {
@@ -315,15 +325,37 @@ class FuzzTest {
                 srcPort = portForeign;
             }
         }
-        if (len >= Icrc.MIN_IB_LENGTH && random.nextInt(10) != 0) {
+        if (len >= Icrc.MIN_IB_LENGTH) {
             int srcIp = Link.ipv4(((InetSocketAddress) from.getLocalAddress()).getAddress());
-            int crc = icrc.computeIpv4(srcIp, Link.ipv4(toB.getAddress()), srcPort, Link.ROCE_PORT, 0, pkt, 0,
-                    len);
-            pkt.order(ByteOrder.LITTLE_ENDIAN).putInt(len - Icrc.LENGTH, crc).order(ByteOrder.BIG_ENDIAN);
+            int dstIp = Link.ipv4(toB.getAddress());
+            if (random.nextInt(10) != 0) {
+                boolean forge = lastToVictim && kind >= 20 && packetsSent >= FORGE_AFTER && random.nextInt(100) == 0;
+                int id = forge ? IpIdPolicy.GSO_RUN + random.nextInt((1 << 16) - IpIdPolicy.GSO_RUN) : 0;
+                forged += forge ? 1 : 0;
+                int crc = icrc.computeIpv4(srcIp, dstIp, srcPort, Link.ROCE_PORT, id, pkt, 0, len);
+                pkt.order(ByteOrder.LITTLE_ENDIAN).putInt(len - Icrc.LENGTH, crc).order(ByteOrder.BIG_ENDIAN);
+            } else {
+                unsolvable(srcIp, dstIp, srcPort, len);
+            }
         }
+        packetsSent++;
         pkt.limit(len).position(0);
         from.send(pkt, toB);
         pkt.clear();
+    }
+
+    /**
+     * A random ICRC verifies under some nonzero IPv4 ID with probability 2^-16, and the engine accepts that from a
+     * source it does not yet know (and, under an ID below {@link IpIdPolicy#GSO_RUN}, from a known jrdma source).
+     * So that {@code icrc_id_solved} stays exactly 0, such a chance ICRC is changed until no nonzero ID verifies it;
+     * the policy is tested by the forged ICRCs instead (see {@link #sendOne}).
+     */
+    private void unsolvable(int srcIp, int dstIp, int srcPort, int len) {
+        int at = len - Icrc.LENGTH;
+        while (icrc.solveIpv4Id(srcIp, dstIp, srcPort, Link.ROCE_PORT, pkt, 0, len) > 0) {
+            pkt.put(at, (byte) (pkt.get(at) + 1));
+            chanceIcrcsChanged++;
+        }
     }
 
     /** Random bytes of a random length (0..600). */
@@ -342,6 +374,7 @@ class FuzzTest {
         Opcode op = Opcode.of(code);
         int hdr = op != null ? op.headerLength() : Bth.LENGTH + 4 * random.nextInt(8);
         boolean toVictim = random.nextInt(100) < 55;
+        lastToVictim = toVictim;
         int qpn = qpnFor(toVictim);
         int psn = op != null && !op.isRequest() ? responsePsn(toVictim) : requestPsn(toVictim);
         int payload = op == null || op.hasPayload() || random.nextInt(10) == 0 ? payloadLength() : 0;
