@@ -67,7 +67,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the engine and was counted as dropped, an ICRC error or a packet handled by the transport, nothing hangs, and
  * every live transfer delivers the right bytes, on each link (NIO and native). No IPv4 ID is solved: the victim
  * rejects ICRCs forged under nonzero IDs from the fuzzer's address, which it knows as a jrdma source (ID 0). The
- * default run is {@value #DEFAULT_PACKETS} packets per link (about 3 s each); the system properties {@code jrdma.fuzz.packets} and {@code jrdma.fuzz.seed} set another count and seed.
+ * default run is {@value #DEFAULT_PACKETS} packets per link (about 3 s each); the system properties
+ * {@code jrdma.fuzz.packets} and {@code jrdma.fuzz.seed} set another count and seed.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class FuzzTest {
