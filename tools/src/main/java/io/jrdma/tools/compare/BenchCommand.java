@@ -54,8 +54,9 @@ public final class BenchCommand implements Callable<Integer> {
     private Double duration;
 
     @Option(names = {"-w", "--warmup"}, paramLabel = "SECONDS",
-            description = "warm-up before each measured interval (default 1, --quick 0.1); a latency case's client "
-                    + "warms up on while its JIT compiler still works, at most 5 s more")
+            description = "warm-up before each measured interval (default 1, --quick 0.1); it goes on while a "
+                    + "latency case's client's JIT compiler, or either side's of a stream, still works, at most 5 s "
+                    + "more")
     private Double warmup;
 
     @Option(names = {"-n", "--iterations"}, paramLabel = "N",

@@ -1,5 +1,6 @@
 package io.jrdma.tools.compare;
 
+import io.jrdma.tools.CompilerWork;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,7 +20,8 @@ import java.util.concurrent.TimeoutException;
  * text lines, separate from the data path. A reader thread stamps every line with the time and the process CPU
  * time at its arrival, so the side that does not measure can still sample its CPU at the measured interval's
  * start and end ({@code start} and {@code stop}, sent by the measuring side). {@code stop} also sets a flag the
- * data loops poll and runs the {@linkplain #onStop stop action}. Other lines queue (bounded) for {@link #await}.
+ * data loops poll and runs the {@linkplain #onStop stop action}. {@code jit?} and {@code jit} carry the compilers'
+ * work for the warm-up ({@link Window}). Other lines queue (bounded) for {@link #await}.
  */
 final class Control implements AutoCloseable {
 
@@ -36,6 +38,12 @@ final class Control implements AutoCloseable {
 
     static final String START = "start";
     static final String STOP = "stop";
+    /** Asks the peer to report its JIT compiler's work ({@link #JIT}) until {@code start} or {@code stop}. */
+    static final String JIT_ASK = "jit?";
+    /** A report of the peer's JIT compiler's work so far: {@code jit <figure>} ({@link CompilerWork#sofar}). */
+    static final String JIT = "jit";
+    /** How often a peer asked to report its compiler's work does so. */
+    static final long JIT_REPORT_MS = 20;
 
     private static final long RETRY_MS = 50;
 
@@ -49,6 +57,8 @@ final class Control implements AutoCloseable {
     private volatile Msg stopMark;
     private volatile Runnable onStop;
     private volatile IOException failure;
+    private volatile long peerJit = -1;
+    private volatile long peerJitAtNs;
 
     private Control(Socket socket) throws IOException {
         this.socket = socket;
@@ -120,6 +130,11 @@ final class Control implements AutoCloseable {
                     if (r != null) {
                         r.run();
                     }
+                } else if (line.equals(JIT_ASK)) {
+                    startJitReports();
+                } else if (line.startsWith(JIT + " ")) {
+                    peerJit = Long.parseLong(line.substring(JIT.length() + 1));
+                    peerJitAtNs = m.nanoTime();
                 } else if (!inbox.offer(m)) {
                     throw new IOException("control inbox overflow at '" + line + "'");
                 }
@@ -131,6 +146,36 @@ final class Control implements AutoCloseable {
         } finally {
             closed = true;
         }
+    }
+
+    /**
+     * Reports this process's JIT compiler's work to the peer every {@link #JIT_REPORT_MS} until the measured interval
+     * starts ({@link Window}: the side that measures waits for both compilers to be quiet). A thread of its own: the
+     * look reads {@code /proc} and allocates, which the data loops must not.
+     */
+    private void startJitReports() {
+        Thread.ofPlatform().daemon().name("bench-jit").start(() -> {
+            try {
+                while (!closed && !stopped && startMark == null) {
+                    send(JIT + " " + CompilerWork.sofar());
+                    Thread.sleep(JIT_REPORT_MS);
+                }
+            } catch (IOException e) {
+                // the connection closed: the run is over
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+    }
+
+    /** The peer's last {@link #JIT} report (-1: none, or the peer cannot tell). */
+    long peerCompilerWork() {
+        return peerJit;
+    }
+
+    /** When the peer's last {@link #JIT} report arrived ({@link System#nanoTime}; 0: none yet). */
+    long peerCompilerReportNs() {
+        return peerJitAtNs;
     }
 
     /** Sends one line. */

@@ -1,17 +1,24 @@
 package io.jrdma.tools.compare;
 
+import io.jrdma.tools.CompilerWork;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.function.LongSupplier;
 
 /**
  * The measured interval on the side that receives the data: it opens {@code warmup} after the first message
- * arrived and closes {@code duration} later. At each edge it samples the message count, the time and the process
- * CPU time, and tells the peer ({@code start}, {@code stop} on the control connection) so that the peer samples
- * its CPU at the same moments and stops sending.
+ * arrived, or later while either side's JIT compiler still works (looked at every {@link Measured#LOOK_NS}, at most
+ * {@link Measured#MORE_NS} more; the peer reports its own, {@link Control#JIT}), and closes {@code duration} later. At
+ * each edge it samples the message count, the time and the process CPU time, and tells the peer ({@code start},
+ * {@code stop} on the control connection) so that the peer samples its CPU at the same moments and stops sending.
+ * The compilers are the latency cases' rule ({@link Measured}) for both processes of a stream: beside a busy process
+ * they compiled through the first 64 KiB WRITE case's measured 3 s, a quarter of the core the pair shared, in jrdma's
+ * processes and the baselines' alike.
  */
 final class Window {
 
     private final Control control;
+    private final LongSupplier compilerWork;
     private final long warmupNs;
     private final long durationNs;
     private int phase; // 0 nothing yet, 1 warming up, 2 measuring, 3 done
@@ -22,11 +29,21 @@ final class Window {
     private long endCount;
     private long startCpu;
     private long endCpu;
+    private long nextLookNs;
+    private long lastLookNs;
+    private long lastOwnJit = Long.MIN_VALUE; // no look yet: the first look never finds the compilers quiet
+    private long lastPeerJit = Long.MIN_VALUE;
 
     Window(Control control, long warmupNs, long durationNs) {
+        this(control, warmupNs, durationNs, CompilerWork::sofar);
+    }
+
+    /** With this process's compiler work taken from {@code compilerWork} ({@link CompilerWork#sofar}; tests). */
+    Window(Control control, long warmupNs, long durationNs, LongSupplier compilerWork) {
         this.control = control;
         this.warmupNs = warmupNs;
         this.durationNs = durationNs;
+        this.compilerWork = compilerWork;
     }
 
     /**
@@ -45,10 +62,12 @@ final class Window {
         switch (phase) {
             case 0 -> {
                 firstNs = now;
+                nextLookNs = now + warmupNs;
                 phase = 1;
+                send(Control.JIT_ASK);
             }
             case 1 -> {
-                if (now - firstNs >= warmupNs) {
+                if (now - nextLookNs >= 0 && compilersQuiet(now)) {
                     startNs = now;
                     startCount = count;
                     startCpu = Cpu.processNs();
@@ -68,6 +87,24 @@ final class Window {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether neither compiler worked since the last look (this process's, and the peer's by a report that came
+     * after that look), or the warm-up has gone on {@link Measured#MORE_NS} beyond {@code warmup}; else the next look
+     * is {@link Measured#LOOK_NS} later.
+     */
+    private boolean compilersQuiet(long now) {
+        long own = compilerWork.getAsLong();
+        long peer = control.peerCompilerWork();
+        boolean reported = control.peerCompilerReportNs() - lastLookNs > 0;
+        boolean quiet = own < 0 || now - firstNs - warmupNs >= Measured.MORE_NS
+                || own == lastOwnJit && reported && peer == lastPeerJit;
+        lastOwnJit = own;
+        lastPeerJit = peer;
+        lastLookNs = now;
+        nextLookNs = now + Measured.LOOK_NS;
+        return quiet;
     }
 
     private void send(String line) {
@@ -100,7 +137,7 @@ final class Window {
     /** The result fields of the receiving side: messages, bytes, interval, CPU. */
     String fields(long messageBytes) {
         return "msgs=" + messages() + " bytes=" + messages() * messageBytes + " ns=" + nanos() + " cpu_ns=" + cpuNs()
-                + " wall_ns=" + nanos();
+                + " wall_ns=" + nanos() + " warmup_ms=" + (startNs - firstNs) / 1_000_000L;
     }
 
     /** The result fields of the sending side: its CPU between the peer's {@code start} and {@code stop}. */
