@@ -39,7 +39,8 @@ public final class StallFloor {
             pingPong(args[0].equals("client"), Path.of(args[1]), Long.parseLong(args[2]), Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]));
         } else {
-            System.err.println("usage: StallFloor gaps SECONDS | StallFloor server|client FILE WORK_NS ITERATIONS RUNS");
+            System.err.println("usage: StallFloor gaps SECONDS"
+                    + " | StallFloor server|client FILE WORK_NS ITERATIONS RUNS");
             System.exit(2);
         }
     }
