@@ -485,9 +485,9 @@ final class Engine implements AutoCloseable {
                 batchPolicy = !EngineScheduling.normal();
             }
             link.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(sleepBudgetNs())));
+            passFirst = true; // woken by what came in or by the nearest timer: work for this thread, not a caller's
         }
         sleeping = false;
-        passFirst = true; // woken by what came in or by the nearest timer: work for this thread, not for a caller
     }
 
     /** How long an idle engine may sleep: until the nearest timer, at most {@link #MAX_SLEEP_NS}. */
