@@ -43,7 +43,7 @@ final class Control implements AutoCloseable {
     /** A report of the peer's JIT compiler's work so far: {@code jit <figure>} ({@link CompilerWork#sofar}). */
     static final String JIT = "jit";
     /** How often a peer asked to report its compiler's work does so. */
-    static final long JIT_REPORT_MS = 20;
+    private static final long JIT_REPORT_MS = 20;
 
     private static final long RETRY_MS = 50;
 
@@ -133,7 +133,7 @@ final class Control implements AutoCloseable {
                 } else if (line.equals(JIT_ASK)) {
                     startJitReports();
                 } else if (line.startsWith(JIT + " ")) {
-                    peerJit = Long.parseLong(line.substring(JIT.length() + 1));
+                    peerJit = figure(line);
                     peerJitAtNs = m.nanoTime();
                 } else if (!inbox.offer(m)) {
                     throw new IOException("control inbox overflow at '" + line + "'");
@@ -145,6 +145,15 @@ final class Control implements AutoCloseable {
             }
         } finally {
             closed = true;
+        }
+    }
+
+    /** The figure of a {@link #JIT} report. */
+    private static long figure(String line) throws IOException {
+        try {
+            return Long.parseLong(line.substring(JIT.length() + 1));
+        } catch (NumberFormatException e) {
+            throw new IOException("malformed control line '" + line + "'", e);
         }
     }
 
