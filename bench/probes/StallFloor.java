@@ -14,12 +14,18 @@ import java.util.Arrays;
  *   java StallFloor.java gaps SECONDS
  *       one thread per CPU reads the clock in a loop; prints how often per second a read came more than 2, 10 and
  *       100 us after the one before: the times the thread lost its CPU (an interrupt, the hypervisor, another thread)
- *   java StallFloor.java server|client FILE WORK_NS ITERATIONS RUNS
- *       two processes ping-pong a counter through a shared file (FILE, in /dev/shm); each side spins WORK_NS before
- *       it answers, so a round trip costs about what a jrdma 2-byte SEND round trip costs. The client prints, per
- *       run of ITERATIONS, perftest's latency figures (half round trips, the 2 slowest dropped): t_typical, p99 and
- *       p99.9, then in how many runs the p99 was within 3x the t_typical.
+ *   java StallFloor.java server|client FILE WORK_NS ITERATIONS RUNS [steps|deadline]
+ *       two processes ping-pong a counter through a shared file (FILE, in /dev/shm); each side works about WORK_NS
+ *       before it answers, so a round trip costs about what a jrdma 2-byte SEND round trip costs. The client prints,
+ *       per run of ITERATIONS, perftest's latency figures (half round trips, the 2 slowest dropped): t_typical, p99
+ *       and p99.9, then in how many runs the p99 was within 3x the t_typical.
  * </pre>
+ *
+ * <p>The work: {@code steps} (the default) is a fixed number of arithmetic steps, measured once to take WORK_NS,
+ * as an engine's pass is a fixed amount of instructions: a stall inside it delays the answer by the whole stall.
+ * {@code deadline} spins until WORK_NS after it began, so a stall inside it is partly absorbed (the work "went on"
+ * while the thread was away) and the tail comes out shorter than any real pass would see: the floor the probe's
+ * first version printed was measured so.
  */
 public final class StallFloor {
 
@@ -28,6 +34,10 @@ public final class StallFloor {
     private static final long PING = 0;
     private static final long PONG = 128;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** The steps of one answer's work (0: spin to a deadline instead). */
+    private static long stepsPerWork;
+    /** Where the steps leave their result, so that the compiler keeps them. */
+    private static long sink;
 
     private StallFloor() {
     }
@@ -35,12 +45,15 @@ public final class StallFloor {
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("gaps")) {
             gaps(Long.parseLong(args[1]));
-        } else if (args.length == 5 && (args[0].equals("server") || args[0].equals("client"))) {
-            pingPong(args[0].equals("client"), Path.of(args[1]), Long.parseLong(args[2]), Integer.parseInt(args[3]),
+        } else if ((args.length == 5 || args.length == 6 && (args[5].equals("steps") || args[5].equals("deadline")))
+                && (args[0].equals("server") || args[0].equals("client"))) {
+            long workNs = Long.parseLong(args[2]);
+            stepsPerWork = args.length == 6 && args[5].equals("deadline") ? 0 : calibrate(workNs);
+            pingPong(args[0].equals("client"), Path.of(args[1]), workNs, Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]));
         } else {
             System.err.println("usage: StallFloor gaps SECONDS"
-                    + " | StallFloor server|client FILE WORK_NS ITERATIONS RUNS");
+                    + " | StallFloor server|client FILE WORK_NS ITERATIONS RUNS [steps|deadline]");
             System.exit(2);
         }
     }
@@ -128,11 +141,46 @@ public final class StallFloor {
         }
     }
 
-    /** Spins {@code ns}: a stall inside it delays the answer as it would delay an engine's pass. */
+    /** One answer's work: {@link #stepsPerWork} steps, or a spin until {@code ns} after it began. */
     private static void work(long ns) {
+        if (stepsPerWork > 0) {
+            steps(stepsPerWork);
+            return;
+        }
         long end = System.nanoTime() + ns;
         while (System.nanoTime() - end < 0) {
             Thread.onSpinWait();
         }
+    }
+
+    /** A dependent chain of {@code k} xorshift steps: a fixed amount of work that no compiler folds away. */
+    private static void steps(long k) {
+        long x = sink | 1;
+        for (long i = 0; i < k; i++) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            x += i;
+        }
+        sink = x;
+    }
+
+    /** The number of steps whose median time is {@code ns}, measured once the compiler has compiled them. */
+    private static long calibrate(long ns) {
+        long k = 1_000;
+        for (int i = 0; i < 20_000; i++) {
+            steps(k);
+        }
+        long[] times = new long[1_001];
+        for (int round = 0; round < 6; round++) {
+            for (int i = 0; i < times.length; i++) {
+                long start = System.nanoTime();
+                steps(k);
+                times[i] = System.nanoTime() - start;
+            }
+            Arrays.sort(times);
+            k = Math.max(1, k * ns / Math.max(1, times[times.length / 2]));
+        }
+        return k;
     }
 }
