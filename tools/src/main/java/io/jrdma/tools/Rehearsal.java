@@ -14,10 +14,15 @@ import java.util.concurrent.TimeUnit;
  * connection type, size, depths, events), the client on the tool's own device and the server on a twin of it at
  * another loopback address ({@link RehearsalTwin}; on the tool's device too where there is none), exchanging over
  * loopback TCP, so the code the measured run will execute (the tool's loops, the device's data path, and the waits
- * between them) is compiled, with the branch profile of the real run, before the measurement starts. A generic warm-up loop compiles the
- * device's code with another profile: on the first real packets the compiled code hit branches it had never seen,
- * was thrown away and compiled again, and the compiler threads took the measured threads' cores meanwhile (default
- * {@code ib_send_lat}, 1,000 iterations: t_typical 35 - 55 µs where a warm run takes 5).
+ * between them) is compiled, with the branch profile of the real run, before the measurement starts. Each round
+ * has a new twin, at another address: the measured run's peer is one the device has never met, and with one twin
+ * for every round the steps of meeting a new peer (its ring file, its doorbell) ran only in the first round, before
+ * anything was compiled; the compiled link code then left them out, and the real peer's first packet threw that code
+ * away (an uncommon trap in {@code ShmLink.peer} at the measured run's start, in the server each time, 3 runs). A
+ * generic warm-up loop compiles the device's code with another profile: on the first real packets the compiled code
+ * hit branches it had never seen, was thrown away and compiled again, and the compiler threads took the measured
+ * threads' cores meanwhile (default {@code ib_send_lat}, 1,000 iterations: t_typical 35 - 55 µs where a warm run
+ * takes 5).
  *
  * <p>Then it waits, asleep, until the compiler has nothing left to do (its total compilation time stops growing), at
  * most {@link #QUIET_MS}: compilations still queued would run beside the measured threads. And it rehearses again,
@@ -99,32 +104,39 @@ public final class Rehearsal {
         long cap = Math.clamp(BYTES / Math.max(1, size), MIN_ITERS, Math.max(MIN_ITERS, budget));
         long iters = Math.min(FIRST_ROUND, cap);
         long total = 0;
-        try (RehearsalTwin twin = RehearsalTwin.of(ctx)) {
-            Context serverCtx = twin != null ? twin.context() : ctx;
-            for (int round = 0; round < ROUNDS; round++) {
-                long start = System.nanoTime();
-                if (!rehearse(sides, serverCtx, ctx, iters)) {
-                    return total;
-                }
-                total += iters;
-                long perIteration = Math.max(1, (System.nanoTime() - start) / iters);
-                iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
+        for (int round = 0; round < ROUNDS; round++) {
+            long start = System.nanoTime();
+            if (!rehearse(sides, ctx, iters)) {
+                return total;
             }
+            total += iters;
+            long perIteration = Math.max(1, (System.nanoTime() - start) / iters);
+            iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
+        }
+        untilCompilerQuiet();
+        long extraEnd = System.nanoTime() + EXTRA_NS;
+        for (int extra = 0; extra < EXTRA_ROUNDS && System.nanoTime() - extraEnd < 0; extra++) {
+            long compiled = CompilerWork.compilationMs();
+            if (!rehearse(sides, ctx, iters)) {
+                return total;
+            }
+            total += iters;
             untilCompilerQuiet();
-            long extraEnd = System.nanoTime() + EXTRA_NS;
-            for (int extra = 0; extra < EXTRA_ROUNDS && System.nanoTime() - extraEnd < 0; extra++) {
-                long compiled = CompilerWork.compilationMs();
-                if (!rehearse(sides, serverCtx, ctx, iters)) {
-                    return total;
-                }
-                total += iters;
-                untilCompilerQuiet();
-                if (CompilerWork.compilationMs() == compiled) {
-                    break; // nothing left to compile: the code the run takes is in its last tier
-                }
+            if (CompilerWork.compilationMs() == compiled) {
+                break; // nothing left to compile: the code the run takes is in its last tier
             }
         }
         return total;
+    }
+
+    /**
+     * One round: both sides of the run, the client's on {@code clientCtx} and the server's on a new twin of it
+     * (on {@code clientCtx} itself where there is none), closed after; false when it failed.
+     */
+    private static boolean rehearse(Sides sides, Context clientCtx, long iters) {
+        try (RehearsalTwin twin = RehearsalTwin.of(clientCtx)) {
+            return rehearse(sides, twin != null ? twin.context() : clientCtx, clientCtx, iters);
+        }
     }
 
     /** One rehearsal: both sides of the run, the server's on {@code serverCtx}; false when it failed. */

@@ -1,7 +1,6 @@
 package io.jrdma.tools.perftest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,10 +13,13 @@ import io.jrdma.tools.ToolSession;
 import io.jrdma.verbs.Context;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -58,15 +60,19 @@ class RehearsalTest {
             assertTrue(iters >= 1000 + (rounds - 1) * 100L && iters <= rounds * 1500L, iters + " iterations; " + said);
             assertEquals(Collections.nCopies(rounds, ctx), clients, "a server and a client each round, the client on"
                     + " the tool's device");
-            // the server on a twin: another device, of the same kind, on another loopback address, closed after
-            Context twin = servers.getFirst();
-            assertEquals(Collections.nCopies(rounds, twin), servers);
-            assertNotSame(ctx, twin);
-            SoftDevice twinDevice = (SoftDevice) twin.device();
-            assertTrue(twinDevice.address().isLoopbackAddress(), twinDevice.address().toString());
-            assertNotEquals(((SoftDevice) ctx.device()).address(), twinDevice.address());
-            assertEquals(((SoftDevice) ctx.device()).threading(), twinDevice.threading());
-            assertNull(twinDevice.openedContext(), "the twin is closed after the rehearsal");
+            // the server on a twin: another device, of the same kind, on another loopback address, closed after; a
+            // new one each round, so that every round meets a peer the tool's device has not met before
+            Set<InetAddress> addresses = new HashSet<>();
+            addresses.add(((SoftDevice) ctx.device()).address());
+            for (Context twin : servers) {
+                assertNotSame(ctx, twin);
+                SoftDevice twinDevice = (SoftDevice) twin.device();
+                assertTrue(twinDevice.address().isLoopbackAddress(), twinDevice.address().toString());
+                assertTrue(addresses.add(twinDevice.address()), "a new address each round: " + addresses + " and "
+                        + twinDevice.address());
+                assertEquals(((SoftDevice) ctx.device()).threading(), twinDevice.threading());
+                assertNull(twinDevice.openedContext(), "each twin is closed after its round");
+            }
             // every iteration is a SEND each way between the two devices, plus the syncs over the exchange
             assertTrue(counter(ctx, Counter.RDMA_SENDS) - sendsBefore >= iters, "SENDs for " + iters);
             assertTrue(counter(ctx, Counter.RDMA_RECVS) - recvsBefore >= iters, "receives for " + iters);
