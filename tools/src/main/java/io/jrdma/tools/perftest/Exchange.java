@@ -55,17 +55,6 @@ final class Exchange implements Closeable {
     /** How often a read that drives the device wakes up to do so ({@link #driveWhileWaiting}). */
     private static final int POLL_MS = 1;
     private static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(POLL_MS);
-    /**
-     * How long a read spins for the peer's item before it blocks, on a machine with more than one CPU. A thread that
-     * blocks here is woken by the peer's item, and the kernel wakes it on the peer's core (a sync wake-up: the waker
-     * is expected to sleep soon); after the last sync both sides spin in their poll loops instead, one behind the
-     * other on that core, until the scheduler moves one. The default {@code ib_send_lat}'s first iteration took 0.1 -
-     * 2.5 ms, and a spin switched out that long can set the callers' contended verdict, under which every message of
-     * the next 100 ms is a sleep and a wake-up: in each of 7 such runs logged the verdict began 1 - 20 ms into the
-     * run. Alternating in one window, 24 runs each: a p99 of 50 - 60 µs in 4 runs, in 1 with the spin.
-     */
-    static final long SPIN_NS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final boolean SPINS = Runtime.getRuntime().availableProcessors() > 1;
     private static final int DONE_BYTES = 5;
 
     /** One QP's address as the handshake carries it (struct pingpong_dest). */
@@ -340,7 +329,7 @@ final class Exchange implements Closeable {
         if (comm != null) {
             return comm.read(n, what);
         }
-        spinUntilReadable(n);
+        Rendezvous.spinUntilReadable(in, n, whileWaiting, POLL_NS); // so that it is not woken next to its peer
         if (whileWaiting != null) {
             return readDriving(n, what);
         }
@@ -353,29 +342,6 @@ final class Exchange implements Closeable {
             throw new SocketTimeoutException("timed out reading " + what);
         }
         return b;
-    }
-
-    /**
-     * Spins until {@code n} bytes can be read, at most {@link #SPIN_NS} ({@link #SPINS}), running
-     * {@link #whileWaiting} every {@link #POLL_MS} as a driving read does; the read that follows takes what came.
-     */
-    private void spinUntilReadable(int n) throws IOException {
-        if (!SPINS) {
-            return;
-        }
-        long start = System.nanoTime();
-        long driveAt = start + POLL_NS;
-        while (in.available() < n) {
-            long now = System.nanoTime();
-            if (now - start > SPIN_NS) {
-                return;
-            }
-            if (whileWaiting != null && now - driveAt > 0) {
-                whileWaiting.run();
-                driveAt = now + POLL_NS;
-            }
-            Thread.onSpinWait();
-        }
     }
 
     /** {@link #read} that runs {@link #whileWaiting} each time the socket's short timeout passes. */

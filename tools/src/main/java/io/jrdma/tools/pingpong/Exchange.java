@@ -117,6 +117,7 @@ final class Exchange {
     private static byte[] readFully(InputStream in, int n, String what) throws IOException {
         byte[] b = new byte[n];
         int got = 0;
+        Rendezvous.spinUntilReadable(in, n, null, 0); // so that it is not woken next to its peer
         try {
             while (got < n) {
                 int r = in.read(b, got, n - got);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrdma.tools.Rendezvous;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -39,9 +40,9 @@ class ExchangeSpinTest {
     @Test
     void aReadWhosePeerIsSlowBlocksAfterTheSpin() throws Exception {
         long cpuMs = versionsWithPeerLate(400);
-        assertTrue(cpuMs < TimeUnit.NANOSECONDS.toMillis(Exchange.SPIN_NS) + 150, "the reader used " + cpuMs
+        assertTrue(cpuMs < TimeUnit.NANOSECONDS.toMillis(Rendezvous.SPIN_NS) + 150, "the reader used " + cpuMs
                 + " ms of CPU while its peer took 400 ms: it spins at most "
-                + TimeUnit.NANOSECONDS.toMillis(Exchange.SPIN_NS) + " ms, then blocks");
+                + TimeUnit.NANOSECONDS.toMillis(Rendezvous.SPIN_NS) + " ms, then blocks");
     }
 
     /** The version exchange, the server answering {@code lateMs} after the client wrote; the client's CPU ms. */
