@@ -48,10 +48,17 @@ public final class ChildJvm implements AutoCloseable {
      */
     public static ChildJvm start(Path dir, String name, Threading mode, List<String> properties, String mainClass,
             List<String> args) {
+        return start(dir, name, mode, List.of(), properties, mainClass, args);
+    }
+
+    /** {@link #start(Path, String, Threading, List, String, List)} with the JVM options {@code jvmOptions} too. */
+    public static ChildJvm start(Path dir, String name, Threading mode, List<String> jvmOptions,
+            List<String> properties, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
         cmd.add("--enable-native-access=ALL-UNNAMED"); // the soft device's native UDP link (FFM)
         cmd.add("-Xmx512m");
+        cmd.addAll(jvmOptions);
         List<String> settings = new ArrayList<>();
         settings.add("-Djrdma.threading=" + mode.name().toLowerCase(Locale.ROOT));
         for (String p : properties) {

@@ -1,5 +1,6 @@
 package io.jrdma.tools.perftest;
 
+import io.jrdma.tools.PollPark;
 import io.jrdma.tools.perftest.Exchange.Dest;
 import io.jrdma.tools.perftest.Options.AtomicType;
 import io.jrdma.tools.perftest.Tool.Verb;
@@ -39,10 +40,8 @@ final class DataPath {
     static final int POLL_BATCH = 16;
     static final long ATOMIC_ADD_VALUE = 1;
     private static final long ATOMIC_SWAP_VALUE = 0;
-    private static final long SPIN_POLLS = 20_000;
     /** Empty polls between two looks at the clock for --timeout (a power of two). */
     static final long CLOCK_POLLS = 256;
-    private static final long PARK_NS = 20_000;
     /** UD_ADDITION: the GRH a UD receive scatters ahead of the message. */
     static final int GRH_BYTES = 40;
     static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -84,6 +83,8 @@ final class DataPath {
      */
     private final long timeoutNs;
     private long idlePolls;
+    /** The empty polls after which a wait parks between polls ({@link PollPark}). */
+    private final long spinPolls;
     /** Completions seen (and other progress made), for the timeout message: messages stay constant strings. */
     private long done;
     private int checkFailures;
@@ -114,6 +115,7 @@ final class DataPath {
         this.out = out;
         this.timeoutNs = o.timeoutMs > 0 ? o.timeoutMs * 1_000_000L : Long.MAX_VALUE;
         this.context = r.context();
+        this.spinPolls = PollPark.spinPolls(context);
         this.channel = r.channel();
         this.buf = r.buf();
         this.mr = r.mr();
@@ -493,10 +495,8 @@ final class DataPath {
         }
         // busy-poll as perftest does, without Thread.onSpinWait's PAUSE: it delays seeing the completion (on an
         // emulated guest it leaves the vCPU's translated code each time: ib_send_lat on kernel rxe, t_typical 1.18x
-        // C's without it, 1.28 - 1.32x with it); a long wait parks instead, for a peer on the same cores
-        if (++idlePolls > SPIN_POLLS) {
-            LockSupport.parkNanos(PARK_NS);
-        }
+        // C's without it, 1.28 - 1.32x with it); a long wait on a soft device parks instead (PollPark)
+        PollPark.afterEmptyPoll(++idlePolls, spinPolls);
     }
 
     /** One poll of {@code cq} for up to {@code max} completions, without waiting; they are {@link #wc}. */

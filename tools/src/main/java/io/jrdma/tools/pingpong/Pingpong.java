@@ -2,6 +2,7 @@ package io.jrdma.tools.pingpong;
 
 import io.jrdma.examples.QpConnect;
 import io.jrdma.examples.Resources;
+import io.jrdma.tools.PollPark;
 import io.jrdma.tools.Rehearsal;
 import io.jrdma.tools.ToolSession;
 import io.jrdma.tools.pingpong.Exchange.Dest;
@@ -58,16 +59,16 @@ final class Pingpong implements ToolSession {
     private static final int UD_GRH_BYTES = 40;
     private static final int UD_QKEY = 0x11111111;
     private static final int PAGE = 4096;
-    private static final long SPIN_POLLS = 20_000;
     /** Empty polls between two looks at the clock for --timeout (a power of two; ibv_rc_pingpong reads none). */
     private static final long CLOCK_POLLS = 256;
-    private static final long PARK_NS = 20_000;
 
     private final Options o;
     private final PrintStream out;
     private final PrintStream err;
     private final Arena arena = Arena.ofShared();
     private Context context;
+    /** The empty polls after which a wait parks between polls ({@link PollPark}). */
+    private long spinPolls;
     private CompletionChannel channel;
     private ProtectionDomain pd;
     private MemorySegment buf;
@@ -78,6 +79,17 @@ final class Pingpong implements ToolSession {
     private int sendFlags = SendFlags.SIGNALED;
     private final SendWr sendWr = new SendWr();
     private final RecvWr recvWr = new RecvWr();
+
+    // The loop's state: its iteration is a method of its own (step), so that the JIT compiles it from its calls; a
+    // loop body inlined in loop(), which runs once, is compiled only on stack replacement after tens of thousands of
+    // iterations in one run, which the rehearsal on an emulated guest (a millisecond an iteration) never ran: the
+    // measured loop ran in the interpreter there (perftest's Latency, issue 20).
+    private long rcnt;
+    private long scnt;
+    private int routs;
+    private int pending;
+    private int expectedRecvLen;
+    private final WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion()};
 
     /** A context opened elsewhere that this run uses and leaves open (a {@link Rehearsal}), or null. */
     private final Context shared;
@@ -113,6 +125,7 @@ final class Pingpong implements ToolSession {
                     "The device isn't ODP capable or does not support RC send and receive with ODP");
         }
         context = shared != null ? shared : Verbs.device(o.ibDev).open();
+        spinPolls = PollPark.spinPolls(context);
         if (shared == null) {
             Rehearsal.run(context, o.ibPort, o.gidIdx, o.size, o.kind == Kind.RC, err,
                     (ctx, server, tcpPort, iters, quiet) ->
@@ -205,48 +218,18 @@ final class Pingpong implements ToolSession {
 
     private int loop(int routsAtStart) throws Exception {
         boolean client = o.serverName != null;
-        int pending = RECV_WRID;
+        pending = RECV_WRID;
         if (client) {
             qp.postSend(sendWr);
             pending |= SEND_WRID;
         }
         long startNs = System.nanoTime();
-        long rcnt = 0;
-        long scnt = 0;
-        int routs = routsAtStart;
-        int expectedRecvLen = (int) (o.kind == Kind.UD ? o.size + UD_GRH_BYTES : o.size);
-        WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion()};
+        rcnt = 0;
+        scnt = 0;
+        routs = routsAtStart;
+        expectedRecvLen = (int) (o.kind == Kind.UD ? o.size + UD_GRH_BYTES : o.size);
         while (rcnt < o.iters || scnt < o.iters) {
-            int ne = poll(wcs);
-            for (int i = 0; i < ne; i++) {
-                WorkCompletion wc = wcs[i];
-                if (!wc.isSuccess()) {
-                    throw new IllegalStateException(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
-                            wc.status().message(), wc.status().code(), (int) wc.wrId()));
-                }
-                switch ((int) wc.wrId()) {
-                    case SEND_WRID -> {
-                        expect(wc, WcOpcode.SEND, -1);
-                        scnt++;
-                    }
-                    case RECV_WRID -> {
-                        expect(wc, WcOpcode.RECV, expectedRecvLen);
-                        if (--routs <= 1) {
-                            routs += postRecv(o.rxDepth - routs);
-                            if (routs < o.rxDepth) {
-                                throw new IllegalStateException("Couldn't post receive (" + routs + ")");
-                            }
-                        }
-                        rcnt++;
-                    }
-                    default -> throw new IllegalStateException("Completion for unknown wr_id " + (int) wc.wrId());
-                }
-                pending &= ~(int) wc.wrId();
-                if (scnt < o.iters && pending == 0) {
-                    qp.postSend(sendWr);
-                    pending = RECV_WRID | SEND_WRID;
-                }
-            }
+            step();
         }
         long endNs = System.nanoTime();
         float usec = (float) ((endNs - startNs) / 1000L);
@@ -268,6 +251,40 @@ final class Pingpong implements ToolSession {
             }
         }
         return 0;
+    }
+
+    /** One poll of the loop and the completions it took: a receive reposted, the next send posted. */
+    private void step() throws TimeoutException {
+        int ne = poll(wcs);
+        for (int i = 0; i < ne; i++) {
+            WorkCompletion wc = wcs[i];
+            if (!wc.isSuccess()) {
+                throw new IllegalStateException(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
+                        wc.status().message(), wc.status().code(), (int) wc.wrId()));
+            }
+            switch ((int) wc.wrId()) {
+                case SEND_WRID -> {
+                    expect(wc, WcOpcode.SEND, -1);
+                    scnt++;
+                }
+                case RECV_WRID -> {
+                    expect(wc, WcOpcode.RECV, expectedRecvLen);
+                    if (--routs <= 1) {
+                        routs += postRecv(o.rxDepth - routs);
+                        if (routs < o.rxDepth) {
+                            throw new IllegalStateException("Couldn't post receive (" + routs + ")");
+                        }
+                    }
+                    rcnt++;
+                }
+                default -> throw new IllegalStateException("Completion for unknown wr_id " + (int) wc.wrId());
+            }
+            pending &= ~(int) wc.wrId();
+            if (scnt < o.iters && pending == 0) {
+                qp.postSend(sendWr);
+                pending = RECV_WRID | SEND_WRID;
+            }
+        }
     }
 
     private static void expect(WorkCompletion wc, WcOpcode opcode, int byteLen) {
@@ -302,10 +319,8 @@ final class Pingpong implements ToolSession {
                     && System.nanoTime() - startNs > boundNs) {
                 throw new TimeoutException("no completion within " + o.timeoutMs + " ms");
             }
-            if (channel == null) {
-                if (polls > SPIN_POLLS) { // busy-poll as ibv_rc_pingpong does (no PAUSE), park when it lasts
-                    java.util.concurrent.locks.LockSupport.parkNanos(PARK_NS);
-                }
+            if (channel == null) { // busy-poll as ibv_rc_pingpong does (no PAUSE); on a soft device park when it lasts
+                PollPark.afterEmptyPoll(polls, spinPolls);
             }
         }
     }
