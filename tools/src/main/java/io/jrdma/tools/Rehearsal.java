@@ -31,7 +31,9 @@ import java.util.concurrent.TimeUnit;
  * deoptimisation in the last round, and the compiler raises its thresholds while its queue is long) and reached the
  * last tier inside the measured run, the compiler threads taking a core from one of the two spinning processes for
  * milliseconds: a default {@code ib_send_lat}'s p99 within 3x its t_typical in 1 of 8 runs, 8 of 8 with these
- * rounds (docs/benchmarks/shm.md). They cost the tool 1 - 4 s more at its start.
+ * rounds (docs/benchmarks/shm.md). They cost the tool 1 - 4 s more at its start. Where those rounds ran fewer than
+ * {@link #LAST_TIER_ITERS} iterations because the device is slow (about a millisecond an iteration), not because
+ * of the setting or the message size, one long round first makes up the difference, within {@link #LONG_ROUND_NS}.
  *
  * <p>Each side runs {@link #ROUNDS} rounds of at most {@link WarmUp#iterations()} iterations ({@code jrdma.warmup},
  * 0 turns it off) and {@link #BYTES} of messages, the later ones sized to take about {@link #ROUND_NS}. A native
@@ -79,6 +81,17 @@ public final class Rehearsal {
     public static final int EXTRA_ROUNDS = 5;
     static final long EXTRA_NS = TimeUnit.SECONDS.toNanos(2);
     private static final long MIN_ITERS = 100;
+    /**
+     * The iterations a rehearsal runs in all, at least (within {@link #LONG_ROUND_NS}): a method reaches the JIT's
+     * last tier after about 5,000 calls in its profiling tier (the HotSpot default), which it reaches after 200, or
+     * later by the limited profiling tier a busy compiler takes first. Rounds sized by time ran a few thousand
+     * iterations on the emulated guests of the native provider's overhead runs (a millisecond an iteration), and the
+     * loop's iteration reached the last tier 40 s after it was first compiled, inside the measured run (issue 20).
+     * A fast device runs more than this in the first two rounds.
+     */
+    public static final long LAST_TIER_ITERS = 20_000;
+    /** How long the round that makes up {@link #LAST_TIER_ITERS} may take, going by the last round's pace. */
+    static final long LONG_ROUND_NS = TimeUnit.SECONDS.toNanos(20);
 
     private Rehearsal() {
     }
@@ -104,16 +117,25 @@ public final class Rehearsal {
         long cap = Math.clamp(BYTES / Math.max(1, size), MIN_ITERS, Math.max(MIN_ITERS, budget));
         long iters = Math.min(FIRST_ROUND, cap);
         long total = 0;
+        long perIteration = 1;
         for (int round = 0; round < ROUNDS; round++) {
             long start = System.nanoTime();
             if (!rehearse(sides, ctx, iters)) {
                 return total;
             }
             total += iters;
-            long perIteration = Math.max(1, (System.nanoTime() - start) / iters);
+            perIteration = Math.max(1, (System.nanoTime() - start) / iters);
             iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
         }
         untilCompilerQuiet();
+        if (total < LAST_TIER_ITERS && iters < cap) { // slow, not capped: a long round, for the JIT's last tier
+            long rest = Math.clamp(Math.min(LAST_TIER_ITERS - total, LONG_ROUND_NS / perIteration), MIN_ITERS, cap);
+            if (!rehearse(sides, ctx, rest)) {
+                return total;
+            }
+            total += rest;
+            untilCompilerQuiet();
+        }
         long extraEnd = System.nanoTime() + EXTRA_NS;
         for (int extra = 0; extra < EXTRA_ROUNDS && System.nanoTime() - extraEnd < 0; extra++) {
             long compiled = CompilerWork.compilationMs();

@@ -85,6 +85,34 @@ class RehearsalTest {
     }
 
     @Test
+    void aSlowDeviceGetsALongRoundForTheLastTier() {
+        // a tool whose iteration takes 300 µs (a slow device): the rounds sized by time run about 7,700 iterations,
+        // then one long round makes up the difference to the iterations a method needs for the JIT's last tier
+        System.setProperty("jrdma.warmup", "100000");
+        List<Long> rounds = new ArrayList<>();
+        try (Context ctx = SoftDevice.builder().name("slow").address("127.0.223.5").build().open()) {
+            long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (c, server, port, n, out) -> new ToolSession() {
+                @Override
+                public int run() throws InterruptedException {
+                    if (server != null) { // the client's side takes the time of the round
+                        rounds.add(n);
+                        Thread.sleep(n * 300 / 1000);
+                    }
+                    return 0;
+                }
+
+                @Override
+                public void close() {
+                }
+            });
+            assertTrue(iters >= Rehearsal.LAST_TIER_ITERS, iters + " iterations in rounds " + rounds);
+            long timeSized = rounds.get(0) + rounds.get(1) + rounds.get(2);
+            assertTrue(timeSized < Rehearsal.LAST_TIER_ITERS / 2, "rounds " + rounds);
+            assertEquals(Rehearsal.LAST_TIER_ITERS - timeSized, rounds.get(3), "the long round, of rounds " + rounds);
+        }
+    }
+
+    @Test
     void usesTheGenericLoopWhereARehearsalCannotRun() {
         System.setProperty("jrdma.warmup", "120");
         try (Context ctx = SoftDevice.builder().name("loop").address("127.0.223.2").build().open()) {
