@@ -1,5 +1,6 @@
 package io.jrdma.tools;
 
+import io.jrdma.soft.SoftDevice;
 import io.jrdma.verbs.Context;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -32,8 +33,10 @@ import java.util.concurrent.TimeUnit;
  * last tier inside the measured run, the compiler threads taking a core from one of the two spinning processes for
  * milliseconds: a default {@code ib_send_lat}'s p99 within 3x its t_typical in 1 of 8 runs, 8 of 8 with these
  * rounds (docs/benchmarks/shm.md). They cost the tool 1 - 4 s more at its start. Where those rounds ran fewer than
- * {@link #LAST_TIER_ITERS} iterations because the device is slow (about a millisecond an iteration), not because
- * of the setting or the message size, one long round first makes up the difference, within {@link #LONG_ROUND_NS}.
+ * {@link #LAST_TIER_ITERS} iterations because a native device is slow (kernel rxe in an emulated guest, about a
+ * millisecond an iteration), not because of the setting or the message size, one long round first makes up the
+ * difference, within {@link #LONG_ROUND_NS}. Not on a soft device: there a slow round means cores shared with other
+ * work (or the invoker mode on a loaded machine), where a long round would only hold the tool back.
  *
  * <p>Each side runs {@link #ROUNDS} rounds of at most {@link WarmUp#iterations()} iterations ({@code jrdma.warmup},
  * 0 turns it off) and {@link #BYTES} of messages, the later ones sized to take about {@link #ROUND_NS}. A native
@@ -128,7 +131,7 @@ public final class Rehearsal {
             iters = Math.clamp(ROUND_NS / perIteration, MIN_ITERS, cap);
         }
         untilCompilerQuiet();
-        if (total < LAST_TIER_ITERS && iters < cap) { // slow, not capped: a long round, for the JIT's last tier
+        if (total < LAST_TIER_ITERS && iters < cap && !(ctx.device() instanceof SoftDevice)) { // a slow device
             long rest = Math.clamp(Math.min(LAST_TIER_ITERS - total, LONG_ROUND_NS / perIteration), MIN_ITERS, cap);
             if (!rehearse(sides, ctx, rest)) {
                 return total;

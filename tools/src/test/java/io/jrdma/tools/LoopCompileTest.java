@@ -17,8 +17,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * calls. A loop body inlined in the method that runs the loop once ran in the interpreter for a whole run wherever
  * the rehearsal before it is short in iterations (the native provider's emulated guests, about a millisecond an
  * iteration: 3 % of the CPU samples, issue 20). Server and client each in a JVM of its own with the rehearsal off
- * ({@code jrdma.warmup=0}) and {@code -XX:+PrintCompilation}; 3,000 iterations, where the tier-3 compile of a method
- * comes after 200 calls and on-stack replacement after 60,000 loop turns.
+ * ({@code jrdma.warmup=0}) and {@code -XX:+PrintCompilation}; 40,000 iterations, where the tier-3 compile of a method
+ * is asked for after 200 calls (enough for a busy compiler queue to reach it) and on-stack replacement after 60,000
+ * loop turns.
  */
 class LoopCompileTest {
 
@@ -34,8 +35,8 @@ class LoopCompileTest {
         String devices = "lcserver=" + prefix + "1,lcclient=" + prefix + "2";
         String port = Integer.toString(ChildJvm.freeTcpPort());
         List<String> common = tool.equals("rc_pingpong")
-                ? List.of(tool, "-n", "3000", "-p", port, "-g", "1", "--timeout=20")
-                : List.of(tool, "-n", "3000", "-s", "2", "-p", port, "--timeout=20");
+                ? List.of(tool, "-n", "40000", "-p", port, "-g", "1", "--timeout=20")
+                : List.of(tool, "-n", "40000", "-s", "2", "-p", port, "--timeout=20");
         List<String> props = List.of("jrdma.devices=" + devices, "jrdma.warmup=0");
         List<String> jvm = List.of("-XX:+PrintCompilation");
         String main = Jrdma.class.getName();
