@@ -238,10 +238,11 @@ run_pair() {
 }
 
 # uncalibrated LOG ATTEMPT: true (and says so) when the real perftest in LOG failed only because it could not
-# measure the guest's CPU clock ("Can't produce a report": its cycle counter against time fit worse than r^2 0.9,
-# which an emulated guest on a loaded host sometimes gives) and this was the first attempt: the case runs again.
+# measure the guest's CPU clock (its cycle counter against time fit worse than r^2 0.9, which an emulated guest on a
+# loaded host sometimes gives: a bandwidth test says "Can't produce a report", a latency test "Correlation
+# coefficient r^2: ... < 0.9" and prints inf) and this was the first attempt: the case runs again.
 uncalibrated() {
-    [[ $2 == 1 ]] && grep -q "Can't produce a report" "$1" || return 1
+    [[ $2 == 1 ]] && grep -qE "Can't produce a report|Correlation coefficient r\^2: [0-9.]+ < 0\.9" "$1" || return 1
     echo "RETRY $tool: perftest in the guest could not calibrate its clock (log kept as $1.first)" >&2
     cp "$1" "$1.first"
     return 0
