@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrdma.soft.SoftDevice;
 import io.jrdma.verbs.Context;
-import io.jrdma.verbs.Device;
-import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 
@@ -23,19 +21,7 @@ class PollParkTest {
 
     @Test
     void aHardwareDevicesPollerShouldNeverPark() {
-        Device nic = (Device) Proxy.newProxyInstance(Device.class.getClassLoader(), new Class<?>[] {Device.class},
-                (proxy, m, args) -> switch (m.getName()) {
-                    case "name" -> "mlx5_0";
-                    case "provider" -> "ibverbs";
-                    default -> throw new UnsupportedOperationException(m.getName());
-                });
-        Context ctx = (Context) Proxy.newProxyInstance(Context.class.getClassLoader(), new Class<?>[] {Context.class},
-                (proxy, m, args) -> {
-                    if (m.getName().equals("device")) {
-                        return nic;
-                    }
-                    throw new UnsupportedOperationException(m.getName());
-                });
+        Context ctx = FakeNic.context("mlx5_0");
         long spin = PollPark.spinPolls(ctx);
         assertEquals(Long.MAX_VALUE, spin);
         long start = System.nanoTime();

@@ -8,13 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jrdma.soft.Counter;
 import io.jrdma.soft.SoftContext;
 import io.jrdma.soft.SoftDevice;
+import io.jrdma.tools.FakeNic;
 import io.jrdma.tools.Rehearsal;
 import io.jrdma.tools.ToolSession;
 import io.jrdma.verbs.Context;
-import io.jrdma.verbs.Device;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -91,7 +90,7 @@ class RehearsalTest {
         // a tool whose iteration takes 300 µs on a device that is not a soft one (kernel rxe in an emulated guest):
         // the rounds sized by time run about 7,700 iterations, then one long round makes up the difference to the
         // iterations a method needs for the JIT's last tier
-        Context nic = hardwareContext();
+        Context nic = FakeNic.context("rxe0");
         List<Long> rounds = slowRehearsal(nic);
         long iters = rounds.stream().mapToLong(Long::longValue).sum();
         assertTrue(iters >= Rehearsal.LAST_TIER_ITERS, iters + " iterations in rounds " + rounds);
@@ -130,23 +129,6 @@ class RehearsalTest {
             }
         });
         return rounds;
-    }
-
-    /** A context of a device that is not a soft one (only its device is asked for). */
-    private static Context hardwareContext() {
-        Device nic = (Device) Proxy.newProxyInstance(Device.class.getClassLoader(), new Class<?>[] {Device.class},
-                (proxy, m, args) -> switch (m.getName()) {
-                    case "name" -> "rxe0";
-                    case "provider" -> "ibverbs";
-                    default -> throw new UnsupportedOperationException(m.getName());
-                });
-        return (Context) Proxy.newProxyInstance(Context.class.getClassLoader(), new Class<?>[] {Context.class},
-                (proxy, m, args) -> {
-                    if (m.getName().equals("device")) {
-                        return nic;
-                    }
-                    throw new UnsupportedOperationException(m.getName());
-                });
     }
 
     @Test
