@@ -34,9 +34,12 @@ import java.util.concurrent.TimeUnit;
  * milliseconds: a default {@code ib_send_lat}'s p99 within 3x its t_typical in 1 of 8 runs, 8 of 8 with these
  * rounds (docs/benchmarks/shm.md). They cost the tool 1 - 4 s more at its start. Where those rounds ran fewer than
  * {@link #LAST_TIER_ITERS} iterations because a native device is slow (kernel rxe in an emulated guest, about a
- * millisecond an iteration), not because of the setting or the message size, one long round first makes up the
- * difference, within {@link #LONG_ROUND_NS}. Not on a soft device: there a slow round means cores shared with other
- * work (or the invoker mode on a loaded machine), where a long round would only hold the tool back.
+ * millisecond an iteration), not because of the setting or the message size, long rounds first make up the
+ * difference, within {@link #LONG_ROUND_NS}, each sized by the pace of the round before (a short round's pace is
+ * mostly its setup: sized by it, a single long round had run 1,047 iterations where 20,000 were due). Not on a soft
+ * device: there a slow round means cores shared with other work (or the invoker mode on a loaded machine), where a
+ * long round would only hold the tool back. On a machine with one CPU the two sides yield it to each other
+ * ({@link PollPark}).
  *
  * <p>Each side runs {@link #ROUNDS} rounds of at most {@link WarmUp#iterations()} iterations ({@code jrdma.warmup},
  * 0 turns it off) and {@link #BYTES} of messages, the later ones sized to take about {@link #ROUND_NS}. A native
@@ -93,7 +96,7 @@ public final class Rehearsal {
      * A fast device runs more than this in the first two rounds.
      */
     public static final long LAST_TIER_ITERS = 20_000;
-    /** How long the round that makes up {@link #LAST_TIER_ITERS} may take, going by the last round's pace. */
+    /** How long the rounds that make up {@link #LAST_TIER_ITERS} may take, going by each round's pace. */
     static final long LONG_ROUND_NS = TimeUnit.SECONDS.toNanos(20);
 
     private Rehearsal() {
@@ -132,11 +135,18 @@ public final class Rehearsal {
         }
         untilCompilerQuiet();
         if (total < LAST_TIER_ITERS && iters < cap && !(ctx.device() instanceof SoftDevice)) { // a slow device
-            long rest = Math.clamp(Math.min(LAST_TIER_ITERS - total, LONG_ROUND_NS / perIteration), MIN_ITERS, cap);
-            if (!rehearse(sides, ctx, rest)) {
-                return total;
+            // in rounds, each sized by the pace of the one before: a short round's pace is mostly its setup (the
+            // QPs, the exchange), and one round sized by it ran a few thousand iterations in seconds
+            long end = System.nanoTime() + LONG_ROUND_NS;
+            for (long left = LONG_ROUND_NS; total < LAST_TIER_ITERS && left > 0; left = end - System.nanoTime()) {
+                long rest = Math.clamp(Math.min(LAST_TIER_ITERS - total, left / perIteration), MIN_ITERS, cap);
+                long start = System.nanoTime();
+                if (!rehearse(sides, ctx, rest)) {
+                    return total;
+                }
+                total += rest;
+                perIteration = Math.max(1, (System.nanoTime() - start) / rest);
             }
-            total += rest;
             untilCompilerQuiet();
         }
         long extraEnd = System.nanoTime() + EXTRA_NS;

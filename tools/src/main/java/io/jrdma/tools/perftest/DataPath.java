@@ -83,8 +83,8 @@ final class DataPath {
      */
     private final long timeoutNs;
     private long idlePolls;
-    /** The empty polls after which a wait parks between polls ({@link PollPark}). */
-    private final long spinPolls;
+    /** What a wait does after its spin ({@link PollPark}). */
+    private final PollPark park;
     /** Completions seen (and other progress made), for the timeout message: messages stay constant strings. */
     private long done;
     private int checkFailures;
@@ -115,7 +115,7 @@ final class DataPath {
         this.out = out;
         this.timeoutNs = o.timeoutMs > 0 ? o.timeoutMs * 1_000_000L : Long.MAX_VALUE;
         this.context = r.context();
-        this.spinPolls = PollPark.spinPolls(context);
+        this.park = PollPark.of(context, o.rehearsing);
         this.channel = r.channel();
         this.buf = r.buf();
         this.mr = r.mr();
@@ -496,7 +496,7 @@ final class DataPath {
         // busy-poll as perftest does, without Thread.onSpinWait's PAUSE: it delays seeing the completion (on an
         // emulated guest it leaves the vCPU's translated code each time: ib_send_lat on kernel rxe, t_typical 1.18x
         // C's without it, 1.28 - 1.32x with it); a long wait on a soft device parks instead (PollPark)
-        PollPark.afterEmptyPoll(++idlePolls, spinPolls);
+        park.afterEmptyPoll(++idlePolls);
     }
 
     /** One poll of {@code cq} for up to {@code max} completions, without waiting; they are {@link #wc}. */

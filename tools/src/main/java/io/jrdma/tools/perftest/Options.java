@@ -84,6 +84,8 @@ final class Options implements Cloneable {
     boolean check;
     boolean help;
     boolean version;
+    /** One side of a {@link Rehearsal}: its peer is a thread of this process. */
+    boolean rehearsing;
 
     private boolean atomicTypeGiven;
     private boolean outReadsGiven;
@@ -116,6 +118,7 @@ final class Options implements Cloneable {
         r.duration = 0;
         r.check = false;
         r.timeoutMs = Rehearsal.BOUND_MS;
+        r.rehearsing = true;
         return r;
     }
 

@@ -48,6 +48,8 @@ final class Options implements Cloneable {
     /** The bound of every wait in milliseconds; 0 = wait forever (the real tools' behaviour). */
     long timeoutMs;
     boolean help;
+    /** One side of a {@link Rehearsal}: its peer is a thread of this process. */
+    boolean rehearsing;
 
     private Options(Kind kind) {
         this.kind = kind;
@@ -69,6 +71,7 @@ final class Options implements Cloneable {
         r.port = port;
         r.iters = iters;
         r.timeoutMs = Rehearsal.BOUND_MS;
+        r.rehearsing = true;
         return r;
     }
 

@@ -67,8 +67,8 @@ final class Pingpong implements ToolSession {
     private final PrintStream err;
     private final Arena arena = Arena.ofShared();
     private Context context;
-    /** The empty polls after which a wait parks between polls ({@link PollPark}). */
-    private long spinPolls;
+    /** What a wait does after its spin ({@link PollPark}). */
+    private PollPark park;
     private CompletionChannel channel;
     private ProtectionDomain pd;
     private MemorySegment buf;
@@ -125,7 +125,7 @@ final class Pingpong implements ToolSession {
                     "The device isn't ODP capable or does not support RC send and receive with ODP");
         }
         context = shared != null ? shared : Verbs.device(o.ibDev).open();
-        spinPolls = PollPark.spinPolls(context);
+        park = PollPark.of(context, o.rehearsing);
         if (shared == null) {
             Rehearsal.run(context, o.ibPort, o.gidIdx, o.size, o.kind == Kind.RC, err,
                     (ctx, server, tcpPort, iters, quiet) ->
@@ -320,7 +320,7 @@ final class Pingpong implements ToolSession {
                 throw new TimeoutException("no completion within " + o.timeoutMs + " ms");
             }
             if (channel == null) { // busy-poll as ibv_rc_pingpong does (no PAUSE); on a soft device park when it lasts
-                PollPark.afterEmptyPoll(polls, spinPolls);
+                park.afterEmptyPoll(polls);
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.jrdma.tools.perftest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,6 +87,15 @@ class RehearsalTest {
     }
 
     @Test
+    void aRehearsalsOptionsSayTheyAreARehearsals() {
+        // a rehearsal's poll loop yields the CPU on a one-CPU machine (PollPark); the user's run never does
+        Options o = Options.parse(Tool.IB_SEND_LAT, new String[] {"-s", "2", "-n", "50"});
+        assertTrue(o.rehearsal("127.0.0.1", 1, 5, 2).rehearsing);
+        assertTrue(o.rehearsal(null, 1, 5, 2).rehearsing);
+        assertFalse(o.rehearsing);
+    }
+
+    @Test
     void aSlowNativeDeviceGetsALongRoundForTheLastTier() {
         // a tool whose iteration takes 300 µs on a device that is not a soft one (kernel rxe in an emulated guest):
         // the rounds sized by time run about 7,700 iterations, then one long round makes up the difference to the
@@ -97,6 +107,21 @@ class RehearsalTest {
         long timeSized = rounds.get(0) + rounds.get(1) + rounds.get(2);
         assertTrue(timeSized < Rehearsal.LAST_TIER_ITERS / 2, "rounds " + rounds);
         assertEquals(Rehearsal.LAST_TIER_ITERS - timeSized, rounds.get(3), "the long round, of rounds " + rounds);
+    }
+
+    @Test
+    void theLongRoundsAreEachSizedByThePaceOfTheOneBefore() {
+        // each round costs 1.2 s of setup (on the guests: the QPs, the exchange) and 5 µs an iteration: the short
+        // rounds' pace is mostly setup, and one long round sized by it (20 s at about 1.8 ms) ran about 11,000
+        // iterations, under 15,000 in all (rounds [1000, 827, 681, 11234, 561, 561]); the next long round, sized by
+        // the first's pace, makes up the rest
+        Context nic = FakeNic.context("rxe0");
+        List<Long> rounds = rehearsal(nic, 1_200, 5);
+        long iters = rounds.stream().mapToLong(Long::longValue).sum();
+        assertTrue(iters >= Rehearsal.LAST_TIER_ITERS, iters + " iterations in rounds " + rounds);
+        long timeSized = rounds.get(0) + rounds.get(1) + rounds.get(2);
+        assertTrue(rounds.get(3) < Rehearsal.LAST_TIER_ITERS - timeSized, "rounds " + rounds);
+        assertTrue(rounds.get(3) + rounds.get(4) >= Rehearsal.LAST_TIER_ITERS - timeSized, "rounds " + rounds);
     }
 
     @Test
@@ -112,6 +137,14 @@ class RehearsalTest {
 
     /** A rehearsal on {@code ctx} of a tool whose iteration takes 300 µs; the iterations of each round. */
     private List<Long> slowRehearsal(Context ctx) {
+        return rehearsal(ctx, 0, 300);
+    }
+
+    /**
+     * A rehearsal on {@code ctx} of a tool whose round takes {@code setupMs} and then {@code iterationUs} an
+     * iteration; the iterations of each round.
+     */
+    private List<Long> rehearsal(Context ctx, long setupMs, long iterationUs) {
         System.setProperty("jrdma.warmup", "100000");
         List<Long> rounds = new ArrayList<>();
         Rehearsal.run(ctx, 1, -1, 2, true, err, (c, server, port, n, out) -> new ToolSession() {
@@ -119,7 +152,7 @@ class RehearsalTest {
             public int run() throws InterruptedException {
                 if (server != null) { // the client's side takes the time of the round
                     rounds.add(n);
-                    Thread.sleep(n * 300 / 1000);
+                    Thread.sleep(setupMs + n * iterationUs / 1000);
                 }
                 return 0;
             }

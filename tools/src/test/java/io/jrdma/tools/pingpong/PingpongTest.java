@@ -2,6 +2,7 @@ package io.jrdma.tools.pingpong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -134,6 +135,15 @@ class PingpongTest {
                     Pattern.MULTILINE).matcher(out).find(), all);
         }
         assertTrue(r.serverErr.isEmpty() && r.clientErr.isEmpty(), all);
+    }
+
+    @Test
+    void aRehearsalsOptionsSayTheyAreARehearsals() {
+        // a rehearsal's poll loop yields the CPU on a one-CPU machine (PollPark); the user's run never does
+        Options o = Options.parse(Kind.RC, new String[] {"-n", "10"});
+        assertTrue(o.rehearsal("127.0.0.1", 1, 5).rehearsing);
+        assertTrue(o.rehearsal(null, 1, 5).rehearsing);
+        assertFalse(o.rehearsing);
     }
 
     @Test
