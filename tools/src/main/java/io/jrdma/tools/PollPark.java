@@ -16,10 +16,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>One exception: the two sides of a {@link Rehearsal} are threads of one process, and on a machine with one CPU
  * only one of them runs at a time. A side that spins there holds the CPU its peer needs to answer until the
- * scheduler's time slice ends, and each iteration took milliseconds (on the one-vCPU guests, kernel rxe: about 6
- * ms where the measured run takes 1), so the rehearsal's rounds, sized by time, ran too few iterations to bring the
- * loop's methods to the JIT's last tier, and they reached it inside the measured run. Such a side yields the CPU
- * after {@link #ONE_CPU_SPIN_POLLS} empty polls.
+ * scheduler's time slice ends, and each iteration took milliseconds (on the one-vCPU guests, kernel rxe: 15 - 22
+ * ms where a round trip of the measured run takes 1.5), so the rehearsal's rounds, sized by time, ran too few
+ * iterations to bring the loop's methods to the JIT's last tier, and they reached it inside the measured run. Such a
+ * side yields the CPU after {@link #ONE_CPU_SPIN_POLLS} empty polls.
  */
 public final class PollPark {
 

@@ -136,7 +136,7 @@ public final class Rehearsal {
         untilCompilerQuiet();
         if (total < LAST_TIER_ITERS && iters < cap && !(ctx.device() instanceof SoftDevice)) { // a slow device
             // in rounds, each sized by the pace of the one before: a short round's pace is mostly its setup (the
-            // QPs, the exchange), and one round sized by it ran a few thousand iterations in seconds
+            // QPs, the exchange), and one round sized by it ran 1,047 iterations in 16 s on a guest
             long end = System.nanoTime() + LONG_ROUND_NS;
             for (long left = LONG_ROUND_NS; total < LAST_TIER_ITERS && left > 0; left = end - System.nanoTime()) {
                 long rest = Math.clamp(Math.min(LAST_TIER_ITERS - total, left / perIteration), MIN_ITERS, cap);
