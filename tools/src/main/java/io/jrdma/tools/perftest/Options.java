@@ -1,8 +1,10 @@
 package io.jrdma.tools.perftest;
 
+import io.jrdma.soft.SoftDevice;
 import io.jrdma.tools.Getopt;
 import io.jrdma.tools.Rehearsal;
 import io.jrdma.tools.perftest.Tool.Verb;
+import io.jrdma.verbs.Context;
 import io.jrdma.verbs.QpType;
 import java.util.Locale;
 
@@ -86,6 +88,8 @@ final class Options implements Cloneable {
     boolean version;
     /** One side of a {@link Rehearsal}: its peer is a thread of this process. */
     boolean rehearsing;
+    /** A bandwidth client's empty polls after each completion before it posts again (a rehearsal's, natively). */
+    int holdPolls;
 
     private boolean atomicTypeGiven;
     private boolean outReadsGiven;
@@ -98,11 +102,13 @@ final class Options implements Cloneable {
     }
 
     /**
-     * These options for one side of a {@link Rehearsal}: the client of {@code server} (null: the server) on exchange
-     * port {@code port}, {@code iters} iterations (rounded up to a multiple of {@code -l}) of {@code size} bytes, no
-     * duration, no {@code --check}, every wait bounded by {@link Rehearsal#BOUND_MS}.
+     * These options for one side of a {@link Rehearsal} on {@code ctx}: the client of {@code server} (null: the
+     * server) on exchange port {@code port}, {@code iters} iterations (rounded up to a multiple of {@code -l}) of
+     * {@code size} bytes, no duration, no {@code --check}, every wait bounded by {@link Rehearsal#BOUND_MS}; on a
+     * native device, a bandwidth client holds its posts after each completion
+     * ({@link Bandwidth#REHEARSAL_HOLD_POLLS}).
      */
-    Options rehearsal(String server, int port, long iters, long size) {
+    Options rehearsal(String server, int port, long iters, long size, Context ctx) {
         long n = (iters + postList - 1) / postList * postList; // a multiple of the post list, as the run needs
         Options r;
         try {
@@ -118,7 +124,9 @@ final class Options implements Cloneable {
         r.duration = 0;
         r.check = false;
         r.timeoutMs = Rehearsal.BOUND_MS;
+        r.noPeak = noPeak || duration > 0 || this.iters * numQps > Bandwidth.PEAK_MAX_ITERS; // as the run will
         r.rehearsing = true;
+        r.holdPolls = ctx.device() instanceof SoftDevice ? 0 : Bandwidth.REHEARSAL_HOLD_POLLS;
         return r;
     }
 

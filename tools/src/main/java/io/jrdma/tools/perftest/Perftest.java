@@ -174,7 +174,7 @@ final class Perftest implements ToolSession {
             long size = o.all ? REHEARSAL_ALL_SIZE : o.size;
             boolean rehearsable = o.connection == QpType.RC && !o.rdmaCm;
             Rehearsal.run(context, o.ibPort, gidIndex, size, rehearsable, err, (ctx, server, tcpPort, iters, quiet)
-                    -> new Perftest(o.rehearsal(server, tcpPort, iters, size), quiet, quiet, ctx));
+                    -> new Perftest(o.rehearsal(server, tcpPort, iters, size, ctx), quiet, quiet, ctx));
         }
         if (!o.client()) {
             out.println();

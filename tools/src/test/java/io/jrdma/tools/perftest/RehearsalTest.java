@@ -21,10 +21,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The perftest tools' warm-up: the tool run against itself (a server thread and the caller) on its own soft device,
@@ -52,7 +55,7 @@ class RehearsalTest {
             long recvsBefore = counter(ctx, Counter.RDMA_RECVS);
             long iters = Rehearsal.run(ctx, 1, -1, 2, true, err, (c, server, port, n, out) -> {
                 (server == null ? servers : clients).add(c);
-                return new Perftest(o.rehearsal(server, port, n, 2), out, out, c);
+                return new Perftest(o.rehearsal(server, port, n, 2, c), out, out, c);
             });
             String said = errBytes.toString(StandardCharsets.UTF_8);
             // a first round of 1,000, then two sized by the cost of an iteration, each at most the setting, then
@@ -81,18 +84,55 @@ class RehearsalTest {
             assertEquals("", said);
             // the context stays open and usable for the tool's own run
             assertTrue(Rehearsal.run(ctx, 1, -1, 2, true, err,
-                    (c, server, port, n, out) -> new Perftest(o.rehearsal(server, port, n, 2), out, out, c)) > 0,
+                    (c, server, port, n, out) -> new Perftest(o.rehearsal(server, port, n, 2, c), out, out, c)) > 0,
                     "a second rehearsal on the same context; " + errBytes.toString(StandardCharsets.UTF_8));
         }
     }
 
     @Test
     void aRehearsalsOptionsSayTheyAreARehearsals() {
-        // a rehearsal's poll loop yields the CPU on a one-CPU machine (PollPark); the user's run never does
+        // a rehearsal's poll loop yields the CPU on a one-CPU machine (PollPark), the user's run never does; on a
+        // native device its bandwidth client holds its posts after each completion, on a soft device it does not
         Options o = Options.parse(Tool.IB_SEND_LAT, new String[] {"-s", "2", "-n", "50"});
-        assertTrue(o.rehearsal("127.0.0.1", 1, 5, 2).rehearsing);
-        assertTrue(o.rehearsal(null, 1, 5, 2).rehearsing);
+        Context nic = FakeNic.context("rxe0");
+        assertTrue(o.rehearsal("127.0.0.1", 1, 5, 2, nic).rehearsing);
+        assertTrue(o.rehearsal(null, 1, 5, 2, nic).rehearsing);
+        assertEquals(Bandwidth.REHEARSAL_HOLD_POLLS, o.rehearsal("127.0.0.1", 1, 5, 2, nic).holdPolls);
+        try (Context soft = SoftDevice.builder().name("opts").address("127.0.223.6").build().open()) {
+            assertEquals(0, o.rehearsal("127.0.0.1", 1, 5, 2, soft).holdPolls);
+        }
         assertFalse(o.rehearsing);
+        assertEquals(0, o.holdPolls);
+        // a bandwidth rehearsal times its messages for the peak where the run will, and only there
+        Options many = Options.parse(Tool.IB_WRITE_BW, new String[] {"-n", "100000"});
+        assertTrue(many.rehearsal(null, 1, 500, 2, nic).noPeak);
+        Options few = Options.parse(Tool.IB_WRITE_BW, new String[] {"-n", "2000"});
+        assertFalse(few.rehearsal(null, 1, 500, 2, nic).noPeak);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"ib_write_bw, ''", "ib_send_bw, -e", "ib_read_bw, -e"})
+    void aBandwidthRehearsalThatHoldsItsPostsCompletes(String tool, String events) {
+        // the hold of a native device's rehearsal, here on a soft one: after each completion the client polls
+        // without posting for a while, and with -e it must not sleep on the channel then, since the next signaled
+        // request is not posted yet (it slept until the exchange's bound ended the round)
+        System.setProperty("jrdma.warmup", "300");
+        try (Context ctx = SoftDevice.builder().name("hold").address("127.0.223.7").build().open()) {
+            List<String> args = new ArrayList<>(List.of("-d", "hold", "-s", "4096", "-n", "300"));
+            if (!events.isEmpty()) {
+                args.add(events);
+            }
+            Options o = Options.parse(Tool.valueOf(tool.toUpperCase(Locale.ROOT)), args.toArray(String[]::new));
+            long start = System.nanoTime();
+            long iters = Rehearsal.run(ctx, 1, -1, 4096, true, err, (c, server, port, n, out) -> {
+                Options r = o.rehearsal(server, port, n, 4096, c);
+                r.holdPolls = Bandwidth.REHEARSAL_HOLD_POLLS;
+                return new Perftest(r, out, out, c);
+            });
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(iters >= 3 * 300, "the three rounds of 300 ran: " + iters + " iterations in " + ms + " ms");
+            assertTrue(ms < Rehearsal.BOUND_MS, "no round waited out its bound: " + ms + " ms");
+        }
     }
 
     @Test
