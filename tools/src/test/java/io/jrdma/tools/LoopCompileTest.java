@@ -14,12 +14,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The measured loops of the tools run compiled after a few hundred iterations, not after the tens of thousands that
  * on-stack replacement needs: each iteration (a bandwidth client's turn: its posts and one poll; its server does not
- * loop) is a method of its own that the JIT compiles from its calls. A loop body inlined in the method that runs the loop once ran in the interpreter for a whole run wherever
- * the rehearsal before it is short in iterations (the native provider's emulated guests, about a millisecond an
- * iteration: 3 % of the CPU samples, issue 20). Server and client each in a JVM of its own with the rehearsal off
- * ({@code jrdma.warmup=0}) and {@code -XX:+PrintCompilation}; 40,000 iterations, where the tier-3 compile of a method
- * is asked for after 200 calls (enough for a busy compiler queue to reach it) and on-stack replacement after 60,000
- * loop turns.
+ * loop) is a method of its own that the JIT compiles from its calls. A loop body inlined in the method that runs the
+ * loop once ran in the interpreter for a whole run wherever the rehearsal before it is short in iterations (the native
+ * provider's emulated guests, about a millisecond an iteration: 3 % of the CPU samples, issue 20). Server and client
+ * each in a JVM of its own with the rehearsal off ({@code jrdma.warmup=0}) and {@code -XX:+PrintCompilation}; 40,000
+ * iterations, where the tier-3 compile of a method is asked for after 200 calls (enough for a busy compiler queue to
+ * reach it) and on-stack replacement after 60,000 loop turns.
  */
 class LoopCompileTest {
 
