@@ -93,12 +93,19 @@ final class Pingpong implements ToolSession {
 
     /** A context opened elsewhere that this run uses and leaves open (a {@link Rehearsal}), or null. */
     private final Context shared;
+    /**
+     * How long a wait for a completion may last ({@code Long.MAX_VALUE}: no timeout). Computed once: a rehearsal has
+     * a timeout and the user's run mostly none, and the test in the wait, never taken the run's way in the
+     * rehearsal, trapped the compiled wait at the run's first poll (an emulated guest, both sides).
+     */
+    private final long boundNs;
 
     private Pingpong(Options o, PrintStream out, PrintStream err, Context shared) {
         this.o = o;
         this.out = out;
         this.err = err;
         this.shared = shared;
+        this.boundNs = o.timeoutMs > 0 ? o.timeoutMs * 1_000_000L : Long.MAX_VALUE;
     }
 
     /** Runs the tool with {@code args}; returns the exit status (0 success, 1 failure or bad usage, as the real). */
@@ -298,7 +305,6 @@ final class Pingpong implements ToolSession {
     private int poll(WorkCompletion[] wcs) throws TimeoutException {
         // without a timeout the bound is "never", so the JIT compiles one comparison for runs with one and without
         long startNs = System.nanoTime();
-        long boundNs = o.timeoutMs > 0 ? o.timeoutMs * 1_000_000L : Long.MAX_VALUE;
         for (long polls = 0; ; polls++) {
             if (channel != null) {
                 CompletionQueue ev = channel.awaitEvent(o.timeoutMs > 0 ? Duration.ofMillis(o.timeoutMs)
