@@ -161,10 +161,11 @@ final class Bandwidth {
     }
 
     /**
-     * One turn of {@link #runBw}'s loop: posts while the windows allow, polls once; false when the run is done. Its
-     * branches are each taken both ways in a rehearsal, so that the compiled turn does not trap in the run: the
-     * posts and the completions of a turn are counted and tested apart ("posts but no completion", common in the run,
-     * never happens over a native device's loopback, where a burst's signaled request completes in its post).
+     * One turn of {@link #runBw}'s loop: posts while the windows allow, polls once; false when the run is done. In
+     * a run of a count (not {@code -D}, which a rehearsal does not run) its branches are each taken both ways in a
+     * rehearsal, so that the compiled turn does not trap in the run: the posts and the completions of a turn are
+     * counted and tested apart ("posts but no completion", common in the run, never happens over a native device's
+     * loopback, where a burst's signaled request completes in its post).
      */
     private boolean bwStep() throws Exception {
         if (!(deadlineNs == 0 ? totScnt < total || totCcnt < total : !timeUp || totCcnt < totScnt)) {
