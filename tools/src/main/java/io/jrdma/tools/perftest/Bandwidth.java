@@ -67,10 +67,6 @@ final class Bandwidth {
         }
     }
 
-    private boolean noPeak() {
-        return o.noPeak || o.duration > 0 || o.iters * d.qps.length > PEAK_MAX_ITERS;
-    }
-
     /** RDMA WRITE/READ/atomic bandwidth, client: run every size, sync, send the last report, close. */
     private void bwClient() throws Exception {
         BwReport last = BwReport.EMPTY;
@@ -136,7 +132,7 @@ final class Bandwidth {
     private BwReport runBw() throws Exception {
         int n = d.qps.length;
         total = o.iters * n;
-        noPeak = noPeak();
+        noPeak = o.skipsPeak();
         posted = new long[noPeak ? 1 : (int) total];
         completed = new long[noPeak ? 1 : (int) total];
         scnt = new long[n];

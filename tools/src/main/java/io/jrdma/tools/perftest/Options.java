@@ -124,10 +124,18 @@ final class Options implements Cloneable {
         r.duration = 0;
         r.check = false;
         r.timeoutMs = Rehearsal.BOUND_MS;
-        r.noPeak = noPeak || duration > 0 || this.iters * numQps > Bandwidth.PEAK_MAX_ITERS; // as the run will
+        r.noPeak = skipsPeak(); // as the run will
         r.rehearsing = true;
         r.holdPolls = ctx.device() instanceof SoftDevice ? 0 : Bandwidth.REHEARSAL_HOLD_POLLS;
         return r;
+    }
+
+    /**
+     * Whether a bandwidth run of these options skips the peak: perftest calculates it only up to
+     * {@link Bandwidth#PEAK_MAX_ITERS} messages, and not with a duration.
+     */
+    boolean skipsPeak() {
+        return noPeak || duration > 0 || iters * numQps > Bandwidth.PEAK_MAX_ITERS;
     }
 
     /**
