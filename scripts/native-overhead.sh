@@ -5,7 +5,7 @@
 # implementations alternated round by round. Prints every run and the median ratio jrdma / C per test.
 # A benchmark, not a test: it asserts nothing. The guests are emulated (TCG): compare ratios only.
 #
-#   scripts/native-overhead.sh [ROUNDS] [ITERS]      # defaults 3 rounds, 20000 iterations (ib_write_bw: ITERS/40)
+#   scripts/native-overhead.sh [ROUNDS] [ITERS]      # defaults 3 rounds, 20000 iterations (ib_write_bw: ITERS/10)
 # Environment: RXE_LAB (the rxe-lab script), KEEP_LAB=1 (leave the VMs up), LOGS=DIR.
 set -uo pipefail
 
@@ -66,7 +66,7 @@ median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)
 declare -A runs
 tests=("rc_pingpong|-d rxe0 -g 1 -n $iters -s 64|usec/iter"
     "ib_send_lat|-d rxe0 -x 1 -n $iters -s 2|t_typical usec"
-    "ib_write_bw|-d rxe0 -x 1 -n $((iters / 40)) -s 65536|MB/s")
+    "ib_write_bw|-d rxe0 -x 1 -n $((iters / 10)) -s 65536|MB/s")
 for ((n = 1; n <= rounds; n++)); do
     for t in "${tests[@]}"; do
         IFS='|' read -r test args unit <<<"$t"
