@@ -61,8 +61,11 @@ final class Pingpong implements ToolSession {
     private static final int PAGE = 4096;
     /** Empty polls between two looks at the clock for --timeout (a power of two; ibv_rc_pingpong reads none). */
     private static final long CLOCK_POLLS = 256;
-    /** Steps a call of {@link #steps} takes: few enough loop turns in loop() for on-stack replacement never to come. */
-    private static final int STEPS_PER_CALL = 4;
+    /**
+     * Steps a call of {@link #steps} takes: few enough loop turns in loop() for on-stack replacement never to come (a
+     * step takes one or two of an iteration's two completions: 100,000 iterations turn it at most 25,000 times).
+     */
+    private static final int STEPS_PER_CALL = 8;
 
     private final Options o;
     private final PrintStream out;
