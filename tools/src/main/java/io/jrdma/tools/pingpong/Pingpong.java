@@ -240,7 +240,7 @@ final class Pingpong implements ToolSession {
         scnt = 0;
         routs = routsAtStart;
         expectedRecvLen = (int) (o.kind == Kind.UD ? o.size + UD_GRH_BYTES : o.size);
-        while (rcnt < o.iters || scnt < o.iters) {
+        while (unfinished()) {
             steps();
         }
         long endNs = System.nanoTime();
@@ -272,9 +272,14 @@ final class Pingpong implements ToolSession {
      * (a compile of the loop with its steps inlined, on the one vCPU the run uses).
      */
     private void steps() throws TimeoutException {
-        for (int i = 0; i < STEPS_PER_CALL && (rcnt < o.iters || scnt < o.iters); i++) {
+        for (int i = 0; i < STEPS_PER_CALL && unfinished(); i++) {
             step();
         }
+    }
+
+    /** Whether a send or a receive of the run is still to complete. */
+    private boolean unfinished() {
+        return rcnt < o.iters || scnt < o.iters;
     }
 
     /** One poll of the loop and the completions it took: a receive reposted, the next send posted. */
