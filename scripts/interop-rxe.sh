@@ -152,10 +152,21 @@ pingpong() {
 check_perftest() {
     local log=$1 tool=$2 role=$3 size=$4
     grep -qiE "error|fail|couldn|unable|invalid|timed out" "$log" && return 1
+    distinct_remotes "$log" || return 1
     case "$tool:$role" in
         ib_read_lat:server | ib_atomic_lat:server) grep -q -- "------" "$log" ;;
         *) grep -qE "^ $size +[0-9]+ +[0-9]" "$log" ;;
     esac
+}
+
+# distinct_remotes LOG: no two "remote address" lines in LOG name the same QPN. perftest prints one per QP; a QPN
+# printed twice means the two sides paired their handshakes out of order, each QP taking another QP's address.
+distinct_remotes() {
+    local dup
+    dup=$(grep -oE "remote address: .*QPN 0x[0-9a-fA-F]+" "$1" | sort | uniq -d)
+    [[ -z $dup ]] && return 0
+    echo "interop: $1 names a remote QPN twice: $dup" >&2
+    return 1
 }
 
 # guest_dmesg: the end of vm1's kernel log, appended to a failed case's log of the real tool.

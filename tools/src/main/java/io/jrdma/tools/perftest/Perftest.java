@@ -252,13 +252,22 @@ final class Perftest implements ToolSession {
         if (tool.verb == Verb.SEND && (!tool.bw || !o.client())) {
             data.postReceives();
         }
+        // The sync after RTR: ib_send_bw's comes before the second round of addresses, the other tools' after it.
+        // The items pair by their order, so with -q 2 or more a sync out of place hands each QP the address of the
+        // one before it.
+        boolean syncFirst = tool.bw && tool.verb == Verb.SEND;
+        if (syncFirst) {
+            data.sync();
+        }
         for (int i = 0; i < qps.length; i++) {
             out.println(Report.address(true, data.local(i), tool.verb, withGid));
         }
         for (int i = 0; i < qps.length; i++) {
             out.println(Report.address(false, data.exchangeAddress(i), tool.verb, withGid));
         }
-        data.sync(); // after RTR
+        if (!syncFirst) {
+            data.sync();
+        }
         out.println(Report.RESULT_LINE);
         boolean table = tool.bw || tool.verb == Verb.SEND || tool.verb == Verb.WRITE || o.client();
         if (table) {
