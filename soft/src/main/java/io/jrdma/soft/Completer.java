@@ -266,8 +266,7 @@ final class Completer {
             failHead(WcStatus.RETRY_EXC_ERR);
             return 1;
         }
-        req.goBackTo(req.unackedPsn());
-        req.armTimer(nowNs);
+        req.timedOut(nowNs);
         return 1;
     }
 

@@ -34,6 +34,8 @@ final class Requester {
     private final RequestPackets packets;
     private final SendShares shares;
     private final Counters counters;
+    /** What this QP may keep unacknowledged after a local ACK timeout (RC). */
+    private final CongestionWindow congestion = new CongestionWindow();
 
     private int psn;              // next PSN to assign to a new message
     private int unackedPsn;       // oldest PSN not yet acknowledged (everything before it is done)
@@ -50,6 +52,8 @@ final class Requester {
     private long ackDeadlineNs;   // 0 = timer disarmed
     private long armedAtNs;       // when the timer was last armed (the start of the pass that armed it)
     private boolean retrying;     // went back to unackedPsn and nothing was acknowledged since (rxe started_retry)
+    private boolean probing;      // a timeout went back to probePsn, and no ACK has told whether it was needed
+    private int probePsn;
     /**
      * The window filled: new packets wait until half of it is acknowledged (TCP wakes a writer whose send buffer was
      * full only once half of it is free). A requester that refilled the window on every ACK would, on cores shared
@@ -81,6 +85,8 @@ final class Requester {
         rnrWaitUntilNs = 0;
         ackDeadlineNs = 0;
         retrying = false;
+        probing = false;
+        congestion.reset(window);
     }
 
     int nextPsn() {
@@ -100,6 +106,11 @@ final class Requester {
     /** The unacknowledged PSNs the window allows (RC). */
     int window() {
         return window;
+    }
+
+    /** The packets the congestion window allows unacknowledged now: {@link #window} until a timeout (RC). */
+    int congestionWindow() {
+        return congestion.size();
     }
 
     /** Transport retries left before a timeout or sequence NAK fails the oldest WQE (RC). */
@@ -136,6 +147,7 @@ final class Requester {
     /** The path MTU changed: the window follows it (control path). */
     void pathMtuChanged() {
         window = shares.windowFor(qp.mtuBytes);
+        congestion.reset(window);
     }
 
     /** Sends what the window, the read limit and the budget allow (RC); UC and UD only the budget. */
@@ -154,7 +166,7 @@ final class Requester {
                 rnrWaitUntilNs = 0;
             }
             skipRetired();
-            limit = shares.shareFor(qp.mtuBytes, window);
+            limit = Math.min(shares.shareFor(qp.mtuBytes, window), congestion.size());
             limitNow = limit;
         }
         int sent = 0;
@@ -436,8 +448,10 @@ final class Requester {
      * it was already past.
      */
     boolean acknowledgedThrough(int psn) {
-        if (Psn.diff(Psn.next(psn), unackedPsn) > 0) {
+        int newly = Psn.diff(Psn.next(psn), unackedPsn);
+        if (newly > 0) {
             unackedPsn = Psn.next(psn);
+            congestion.acknowledged(newly);
             return true;
         }
         return false;
@@ -445,6 +459,7 @@ final class Requester {
 
     /** The read response at {@code psn} was placed; the {@code last} of a request answers that request. */
     void readResponsePlaced(int psn, boolean last) {
+        congestion.acknowledged(Psn.diff(Psn.next(psn), unackedPsn));
         unackedPsn = Psn.next(psn);
         if (last) {
             readOrAtomicAnswered();
@@ -464,6 +479,19 @@ final class Requester {
         unackedPsn = psn;
         rewind();
         retrying = true;
+        probing = false;
+    }
+
+    /**
+     * The local ACK timer ran out: the congestion window falls to one packet ({@link CongestionWindow}) and
+     * go-back-N resends from the oldest unacknowledged PSN, starting the timer again.
+     */
+    void timedOut(long nowNs) {
+        congestion.timedOut(unacknowledged());
+        goBackTo(unackedPsn);
+        probing = true;
+        probePsn = unackedPsn;
+        armTimer(nowNs);
     }
 
     /** Whether a go-back-N to {@code psn} is under way and nothing was acknowledged since (rxe started_retry). */
@@ -493,6 +521,12 @@ final class Requester {
      */
     void progressed(long nowNs) {
         retrying = false;
+        if (probing) {
+            probing = false;
+            if (Psn.diff(unackedPsn, Psn.next(probePsn)) > 0) {
+                resumeAfterSpuriousTimeout();
+            }
+        }
         resetRetries();
         if (hasOutstanding()) {
             armTimer(nowNs);
@@ -506,12 +540,50 @@ final class Requester {
      * oldest unacknowledged PSN, where {@link #rewind} would put it. A retired WQE's slot is free, and a WR posted
      * since may already be in it: going on from there would start that WR ahead of the ones before it (out of
      * send-queue order, with PSNs the responder does not expect yet) and send again what was done. A go-back-N
-     * that sends more than one pass's budget meets this whenever the timeout was early and the ACK only late.
+     * that sends more than one pass's budget meets this whenever the timeout was early and the ACK only late. A
+     * cursor inside the head message (a SEND or WRITE of many packets) behind the PSNs that ACKs have since covered
+     * moves up too: the peer had those packets, only late, and would answer each again as a duplicate.
      */
     private void skipRetired() {
         if (next - qp.sqConsumer < 0) {
             toOldestUnacked();
+        } else if (next == qp.sqConsumer && next != qp.sqProducer) {
+            SendWqe head = qp.sqAt(next);
+            if (head.started() && !head.isLocalOp() && head.opcode != WrOpcode.RDMA_READ
+                    && Psn.diff(Psn.add(head.firstPsn(), nextPacket), unackedPsn) < 0) {
+                toOldestUnacked(); // going back inside the head message, behind what ACKs have since covered
+            }
         }
+    }
+
+    /**
+     * The first acknowledgement after a timeout covered more than the one packet sent again: the peer had the
+     * packets sent before, and only answered late (F-RTO, RFC 5682). What is past the ACK is on its way too, so the
+     * cursor goes back to where it was, {@link #sentPsn}, instead of sending all of it a second time behind the
+     * first copy; a packet really lost is found as any other (a sequence NAK, or the next timeout). A READ or atomic
+     * among them stays with go-back-N: its responses say what it needs again.
+     */
+    private void resumeAfterSpuriousTimeout() {
+        long i = qp.sqConsumer;
+        for (; i != qp.sqProducer; i++) {
+            SendWqe w = qp.sqAt(i);
+            if (!w.started()) {
+                break;
+            }
+            if (w.isLocalOp()) {
+                continue;
+            }
+            if (w.isReadOrAtomic()) {
+                return;
+            }
+            if (Psn.diff(sentPsn, Psn.add(w.firstPsn(), w.packets())) < 0) {
+                next = i;
+                nextPacket = Math.max(0, Psn.diff(sentPsn, w.firstPsn()));
+                return;
+            }
+        }
+        next = i;
+        nextPacket = 0;
     }
 
     /**

@@ -125,7 +125,8 @@ class ReliabilityRequesterTest extends ReliabilityRulesBase {
             assertSame(pair.a, pair.b, 0, 3 * MTU);
             assertEquals(3, pair.count(pair.a, Counter.COMPLETER_RETRY_ERR), "the first timeout and two retries");
             assertEquals(1, pair.count(pair.a, Counter.RETRY_EXCEEDED_ERR));
-            assertTrue(pair.count(pair.b, Counter.DUPLICATE_REQUEST) >= 2L * 3 + 1, "both retries reached b");
+            // after a timeout the congestion window is one packet: each retry sends the oldest one again
+            assertEquals(2, pair.count(pair.b, Counter.DUPLICATE_REQUEST), "both retries reached b");
             long acks = only(pair.atB, true, Opcode.RC_ACKNOWLEDGE.code()).size();
             assertTrue(acks >= 3);
             assertEquals(acks, pair.count(pair.b, Counter.FAULT_DROPPED), "each one dropped");

@@ -63,7 +63,8 @@ class TimersTest {
             // the first transmission plus retry_cnt retransmissions, each started by a timeout, then the failure
             assertEquals(4, a.ctx.counters().get(Counter.COMPLETER_RETRY_ERR));
             assertEquals(1, a.ctx.counters().get(Counter.RETRY_EXCEEDED_ERR));
-            assertEquals(8, b.ctx.counters().get(Counter.RCVD_DROPPED), "2 WRs x (1 + 3 retries) dropped at b");
+            // after a timeout the congestion window is one packet: each retry sends the oldest one again
+            assertEquals(2 + 3, b.ctx.counters().get(Counter.RCVD_DROPPED), "2 WRs, then 1 packet x 3 retries");
         }
     }
 
@@ -76,15 +77,18 @@ class TimersTest {
             Peer a = pair.a;
             Peer b = pair.b;
             // a sends while b is not driven; the clock passes the ACK timeout before b ever answers, so a goes
-            // back and sends the whole message again, and b sees each packet a second time as a duplicate
+            // back and sends the oldest packet again (its congestion window after a timeout); b had all three, sees
+            // it as a duplicate, and its ACK for the whole message shows a that the timeout was spurious: nothing
+            // else is sent again
             a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
                     .sg(new Sge(a.addr(0), 3000, a.mr.lkey())).remoteAddr(b.addr(0)).rkey(b.mr.rkey()));
             clock.advance(Requester.ackTimeoutNs(8) + 1);
-            a.ctx.progress(); // timeout: the whole message goes again
+            a.ctx.progress(); // timeout: the first packet goes again
             WorkCompletion wc = awaitStepping(a, b, a, clock, 1000);
             assertEquals(WcStatus.SUCCESS, wc.status());
             assertEquals(1, a.ctx.counters().get(Counter.COMPLETER_RETRY_ERR));
-            assertEquals(3, b.ctx.counters().get(Counter.DUPLICATE_REQUEST), "3 packets seen twice");
+            assertEquals(1, a.ctx.counters().get(Counter.RETRANSMITTED_PKTS), "one packet sent again");
+            assertEquals(1, b.ctx.counters().get(Counter.DUPLICATE_REQUEST), "and seen twice");
         }
     }
 

@@ -23,7 +23,9 @@ import java.util.Objects;
  *   drop_psn=100:0x1f  drop the first {@code times} transmissions of each packet with these PSNs
  *   drop_opcode=RC_ACKNOWLEDGE:0x0a  drop the first {@code times} packets with each of these opcodes
  *   times=1            how often drop_psn and drop_opcode match (a positive count, or all)
- *   hold=128           packets that may be held back at once for reorder and delay (preallocated)
+ *   rate=2M            a bottleneck: packets leave at most this many bytes a second (k, M, G: 10^3, 10^6, 10^9),
+ *                      in order, queued in the hold buffers; a packet that finds them all in use is dropped
+ *   hold=128           packets that may be held back at once for reorder, delay and rate (preallocated)
  * </pre>
  * {@code none} or an empty string means no faults.
  */
@@ -56,6 +58,7 @@ public final class FaultConfig {
     private final int[] dropPsns;
     private final int[] dropOpcodes;
     private final int times;
+    private final long rate;
     private final int hold;
 
     private FaultConfig(Builder b) {
@@ -71,6 +74,7 @@ public final class FaultConfig {
         dropPsns = b.dropPsns.clone();
         dropOpcodes = b.dropOpcodes.clone();
         times = b.times;
+        rate = b.rate;
         hold = b.hold;
     }
 
@@ -82,7 +86,7 @@ public final class FaultConfig {
     /** True when any fault is configured (a device then sends through a {@link FaultyLink}). */
     public boolean enabled() {
         return drop > 0 || duplicate > 0 || reorder > 0 || delay > 0 || corrupt > 0 || dropAcks > 0
-                || dropPsns.length > 0 || dropOpcodes.length > 0;
+                || dropPsns.length > 0 || dropOpcodes.length > 0 || rate > 0;
     }
 
     /** The PRNG seed. */
@@ -143,6 +147,11 @@ public final class FaultConfig {
     /** How often drop_psn and drop_opcode match ({@link #ALL}: always). */
     public int times() {
         return times;
+    }
+
+    /** The bottleneck's bytes per second (0: none): packets leave in order, no faster. */
+    public long rate() {
+        return rate;
     }
 
     /** How many packets may be held back at once. */
@@ -219,9 +228,10 @@ public final class FaultConfig {
             case "drop_psn" -> b.dropPsns(Arrays.stream(parts).mapToInt(p -> (int) parseLong(p)).toArray());
             case "drop_opcode" -> b.dropOpcodes(Arrays.stream(parts).mapToInt(FaultConfig::parseOpcode).toArray());
             case "times" -> b.times(value.equalsIgnoreCase("all") ? ALL : Integer.parseInt(value));
+            case "rate" -> b.rate(parseRate(value));
             case "hold" -> b.hold(Integer.parseInt(value));
             default -> throw new IllegalArgumentException("unknown key (seed, drop, dup, reorder, delay, corrupt, "
-                    + "drop_acks, drop_psn, drop_opcode, times, hold)");
+                    + "drop_acks, drop_psn, drop_opcode, times, rate, hold)");
         }
     }
 
@@ -241,6 +251,22 @@ public final class FaultConfig {
             throw new IllegalArgumentException("unknown opcode " + t + " (a number or a name such as RC_ACKNOWLEDGE)",
                     e);
         }
+    }
+
+    /** Bytes a second: a number, with k, M or G for 10^3, 10^6, 10^9, and "B/s" or "/s" after it or not. */
+    private static long parseRate(String v) {
+        String t = v.trim().toLowerCase(Locale.ROOT);
+        t = t.endsWith("b/s") ? t.substring(0, t.length() - 3) : t.endsWith("/s") ? t.substring(0, t.length() - 2) : t;
+        long scale = 1;
+        if (t.endsWith("k") || t.endsWith("m") || t.endsWith("g")) {
+            scale = switch (t.charAt(t.length() - 1)) {
+                case 'k' -> 1_000L;
+                case 'm' -> 1_000_000L;
+                default -> 1_000_000_000L;
+            };
+            t = t.substring(0, t.length() - 1);
+        }
+        return Math.round(Double.parseDouble(t.trim()) * scale);
     }
 
     /** A duration with a unit (ns, us, ms, s); a bare number is microseconds. */
@@ -284,6 +310,9 @@ public final class FaultConfig {
         if (dropPsns.length > 0 || dropOpcodes.length > 0) {
             sb.append(",times=").append(times == ALL ? "all" : Integer.toString(times));
         }
+        if (rate > 0) {
+            sb.append(",rate=").append(rate);
+        }
         if (hold != DEFAULT_HOLD) {
             sb.append(",hold=").append(hold);
         }
@@ -308,13 +337,13 @@ public final class FaultConfig {
                 && reorder == f.reorder && reorderWindow == f.reorderWindow && delay == f.delay
                 && delayNs == f.delayNs && corrupt == f.corrupt && dropAcks == f.dropAcks
                 && Arrays.equals(dropPsns, f.dropPsns) && Arrays.equals(dropOpcodes, f.dropOpcodes)
-                && times == f.times && hold == f.hold;
+                && times == f.times && rate == f.rate && hold == f.hold;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(seed, drop, duplicate, reorder, reorderWindow, delay, delayNs, corrupt, dropAcks,
-                Arrays.hashCode(dropPsns), Arrays.hashCode(dropOpcodes), times, hold);
+                Arrays.hashCode(dropPsns), Arrays.hashCode(dropOpcodes), times, rate, hold);
     }
 
     /** Builds a {@link FaultConfig}; every setter checks its range. */
@@ -331,6 +360,7 @@ public final class FaultConfig {
         private int[] dropPsns = new int[0];
         private int[] dropOpcodes = new int[0];
         private int times = 1;
+        private long rate;
         private int hold = DEFAULT_HOLD;
 
         private Builder() {
@@ -418,7 +448,20 @@ public final class FaultConfig {
             return this;
         }
 
-        /** How many packets may be held back at once for reorder and delay (default 128). */
+        /**
+         * A bottleneck of {@code bytesPerSecond} (0: none): every packet leaves after the ones before it, no sooner
+         * than its bytes take at this rate, queued meanwhile in the {@link #hold(int)} buffers; a packet that finds
+         * them all in use is dropped, as a full router queue drops it.
+         */
+        public Builder rate(long bytesPerSecond) {
+            if (bytesPerSecond < 0) {
+                throw new IllegalArgumentException("rate " + bytesPerSecond + " B/s is negative");
+            }
+            this.rate = bytesPerSecond;
+            return this;
+        }
+
+        /** How many packets may be held back at once for reorder, delay and rate (default 128). */
         public Builder hold(int packets) {
             if (packets < 1 || packets > MAX_HOLD) {
                 throw new IllegalArgumentException("hold " + packets + " is out of range [1, " + MAX_HOLD + "]");

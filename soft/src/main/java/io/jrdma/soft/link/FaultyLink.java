@@ -33,6 +33,12 @@ import java.util.function.LongSupplier;
  * bit flipped after the ICRC was computed, anywhere except BTH byte 4 (FECN/BECN and reserved bits, which the ICRC
  * masks and no receiver reads), so every corruption is detectable.
  *
+ * <p>With a rate ({@link FaultConfig#rate()}) the link is a bottleneck: every packet not held for reordering or delay
+ * joins a queue in the hold buffers and leaves, in order, once the bytes before it and its own have had their time
+ * at that rate (by the device clock, released as delayed packets are); one that finds every buffer in use is dropped,
+ * as a full router queue drops it. A peer that takes packets slower than they are sent (an emulated guest) looks
+ * like this: what is in flight waits in a queue, and a long queue outlasts the requester's ACK timeout.
+ *
  * <p>Not thread-safe, like every {@link Link}: the engine uses it from one thread at a time.
  */
 public final class FaultyLink extends ForwardingLink {
@@ -95,6 +101,12 @@ public final class FaultyLink extends ForwardingLink {
     private final int[] held;
     private int heldCount;
     private int timedCount;
+    // the bottleneck (rate > 0): a ring of slots in the order they leave, each at its slotDueNs
+    private final long rate;
+    private final int[] queue;
+    private int queueHead;
+    private int queued;
+    private long lastDueNs;
 
     private long sent;  // packets the engine has handed to send() or sendSegments()
     private long ticks; // receives that found the socket empty (about one per engine pass)
@@ -122,7 +134,8 @@ public final class FaultyLink extends ForwardingLink {
         gatherAddress = gatherSegment.address();
         everything = gso ? NativeUdp.allNativeMemory() : MemorySegment.NULL;
 
-        int n = config.reorder() > 0 || config.delay() > 0 ? config.hold() : 0;
+        rate = config.rate();
+        int n = config.reorder() > 0 || config.delay() > 0 || rate > 0 ? config.hold() : 0;
         ByteBuffer area = ByteBuffer.allocateDirect(Math.max(1, n * maxPacket));
         long areaAddress = MemorySegment.ofBuffer(area).address();
         slots = new ByteBuffer[n];
@@ -141,6 +154,7 @@ public final class FaultyLink extends ForwardingLink {
         slotDueTick = new long[n];
         free = new int[n];
         held = new int[n];
+        queue = new int[rate > 0 ? n : 0];
         for (int i = 0; i < n; i++) {
             free[i] = n - 1 - i;
         }
@@ -167,9 +181,9 @@ public final class FaultyLink extends ForwardingLink {
         return counts[fault.ordinal()];
     }
 
-    /** Packets held back right now. */
+    /** Packets held back right now (for reordering, delay or the bottleneck). */
     public int held() {
-        return heldCount;
+        return heldCount + queued;
     }
 
     /** GSO batches of more than one packet that no fault hit, passed to the inner link as one send. */
@@ -254,7 +268,7 @@ public final class FaultyLink extends ForwardingLink {
         for (int k = 0; k < n; k++) {
             any |= d.draw(k, gather, k * size, Math.min(size, total - k * size));
         }
-        if (!any) {
+        if (!any && rate == 0) {
             sent += n;
             wholeBatches += n > 1 ? 1 : 0;
             boolean ok = inner.sendSegments(sourcePort, destIp, destPort, addresses, lengths, count, segment);
@@ -330,18 +344,11 @@ public final class FaultyLink extends ForwardingLink {
                          int destPort) {
         int kind = draws.hold(k);
         if (kind == FaultDraws.KEEP || freeCount == 0) {
-            return false; // not picked, or every hold buffer is in use: this one goes out on time
+            // not picked, or every hold buffer is in use: this one goes out on time, through the bottleneck if any
+            return rate > 0 && enqueue(sourcePort, buf, start, len, to, destIp, destPort);
         }
         boolean timed = kind == FaultDraws.DELAY;
-        int s = free[--freeCount];
-        ByteBuffer slot = slots[s];
-        slot.clear();
-        slot.put(0, buf, start, len);
-        slot.limit(len);
-        slotSourcePort[s] = sourcePort;
-        slotTo[s] = to;
-        slotDestIp[s] = destIp;
-        slotDestPort[s] = destPort;
+        int s = take(sourcePort, buf, start, len, to, destIp, destPort);
         slotTimed[s] = timed;
         if (timed) {
             slotDueNs[s] = clock.getAsLong() + config.delayNs();
@@ -356,8 +363,47 @@ public final class FaultyLink extends ForwardingLink {
         return true;
     }
 
+    /** Queues the packet at the bottleneck, or drops it when every buffer is in use; true either way. */
+    private boolean enqueue(int sourcePort, ByteBuffer buf, int start, int len, InetSocketAddress to, int destIp,
+                            int destPort) {
+        if (freeCount == 0) {
+            fault(Fault.DROPPED);
+            return true;
+        }
+        int s = take(sourcePort, buf, start, len, to, destIp, destPort);
+        lastDueNs = Math.max(clock.getAsLong(), lastDueNs) + len * 1_000_000_000L / rate;
+        slotDueNs[s] = lastDueNs;
+        queue[(queueHead + queued++) % queue.length] = s;
+        return true;
+    }
+
+    /** A free hold buffer with a copy of the packet and where it goes. */
+    private int take(int sourcePort, ByteBuffer buf, int start, int len, InetSocketAddress to, int destIp,
+                     int destPort) {
+        int s = free[--freeCount];
+        ByteBuffer slot = slots[s];
+        slot.clear();
+        slot.put(0, buf, start, len);
+        slot.limit(len);
+        slotSourcePort[s] = sourcePort;
+        slotTo[s] = to;
+        slotDestIp[s] = destIp;
+        slotDestPort[s] = destPort;
+        return s;
+    }
+
     /** Sends the held packets that are due; {@code idle}: every reordered one is (nothing will overtake it). */
     private void release(boolean idle) {
+        if (queued > 0) {
+            long now = clock.getAsLong();
+            while (queued > 0 && now - slotDueNs[queue[queueHead]] >= 0) {
+                int s = queue[queueHead];
+                queueHead = (queueHead + 1) % queue.length;
+                queued--;
+                sendHeld(s);
+                free[freeCount++] = s;
+            }
+        }
         if (heldCount == 0) {
             return;
         }
@@ -370,20 +416,25 @@ public final class FaultyLink extends ForwardingLink {
                 i++;
                 continue;
             }
-            ByteBuffer slot = slots[s];
-            if (gso) {
-                sendOne(slotSourcePort[s], slotDestIp[s], slotDestPort[s], slotAddress[s], slot.limit());
-            } else {
-                slot.position(0);
-                inner.send(slotSourcePort[s], slot, slotTo[s]);
-            }
-            slotTo[s] = null;
+            sendHeld(s);
             if (slotTimed[s]) {
                 timedCount--;
             }
             held[i] = held[--heldCount];
             free[freeCount++] = s;
         }
+    }
+
+    /** Sends the packet in hold buffer {@code s} to where it was going. */
+    private void sendHeld(int s) {
+        ByteBuffer slot = slots[s];
+        if (gso) {
+            sendOne(slotSourcePort[s], slotDestIp[s], slotDestPort[s], slotAddress[s], slot.limit());
+        } else {
+            slot.position(0);
+            inner.send(slotSourcePort[s], slot, slotTo[s]);
+        }
+        slotTo[s] = null;
     }
 
     private void fault(Fault f) {
@@ -402,17 +453,25 @@ public final class FaultyLink extends ForwardingLink {
         return got;
     }
 
-    /** 0 while a delayed packet is held: the engine then waits in {@link #await}, which wakes for its release. */
+    /**
+     * 0 while a delayed or queued packet is held: the engine then waits in {@link #await}, which wakes for its
+     * release.
+     */
     @Override
     public long receiveWaitNs() {
-        return timedCount > 0 ? 0 : inner.receiveWaitNs();
+        return timed() ? 0 : inner.receiveWaitNs();
+    }
+
+    /** Whether a packet is held for a release by the clock (delayed, or queued at the bottleneck). */
+    private boolean timed() {
+        return timedCount > 0 || queued > 0;
     }
 
     /** Sends what is held for reordering first (the engine goes idle), then receives as {@link Link} says. */
     @Override
     public int receiveBatchWaiting(ByteBuffer[] bufs, int max) {
         release(true);
-        int got = timedCount > 0 ? inner.receiveBatch(bufs, max) : inner.receiveBatchWaiting(bufs, max);
+        int got = timed() ? inner.receiveBatch(bufs, max) : inner.receiveBatchWaiting(bufs, max);
         if (got < Link.batchCount(bufs, max)) {
             passed();
         }
@@ -430,9 +489,9 @@ public final class FaultyLink extends ForwardingLink {
     public void await(long timeoutMs) {
         release(true);
         long wait = timeoutMs;
-        if (timedCount > 0) {
+        if (timed()) {
             long now = clock.getAsLong();
-            long soonest = Long.MAX_VALUE;
+            long soonest = queued > 0 ? slotDueNs[queue[queueHead]] - now : Long.MAX_VALUE;
             for (int i = 0; i < heldCount; i++) {
                 int s = held[i];
                 if (slotTimed[s]) {
@@ -450,7 +509,7 @@ public final class FaultyLink extends ForwardingLink {
      */
     @Override
     public void awaitReadable(long timeoutNs) {
-        if (timedCount == 0) {
+        if (!timed()) {
             inner.awaitReadable(timeoutNs);
         }
     }

@@ -99,7 +99,8 @@ class FaultyLinkTest {
     @Test
     void shouldParseAndPrintTheTextForm() {
         FaultConfig c = FaultConfig.parse("seed=42, drop=0.01,dup=0.02,reorder=0.03:16,delay=0.04:2ms,corrupt=0.001,"
-                + "drop_acks=0.05,drop_psn=100:0x1f,drop_opcode=RC_ACKNOWLEDGE:0x0a,times=all,hold=64");
+                + "drop_acks=0.05,drop_psn=100:0x1f,drop_opcode=RC_ACKNOWLEDGE:0x0a,times=all,rate=2M,"
+                + "hold=64");
         assertEquals(42, c.seed());
         assertEquals(0.01, c.drop());
         assertEquals(0.02, c.duplicate());
@@ -113,10 +114,14 @@ class FaultyLinkTest {
         assertEquals(List.of(0x11, 0x0a), java.util.Arrays.stream(c.dropOpcodes()).boxed().toList());
         assertEquals(FaultConfig.ALL, c.times());
         assertEquals(64, c.hold());
+        assertEquals(2_000_000, c.rate());
         assertTrue(c.enabled());
         assertEquals(c, FaultConfig.parse(c.toString()), c.toString());
         assertEquals(100_000, FaultConfig.parse("delay=0.5").delayNs(), "default delay");
         assertEquals(250_000, FaultConfig.parse("delay=0.5:250").delayNs(), "a bare number is microseconds");
+        assertEquals(1_500_000, FaultConfig.parse("rate=1.5MB/s").rate());
+        assertEquals(800, FaultConfig.parse("rate=800").rate(), "a bare number is bytes a second");
+        assertTrue(FaultConfig.parse("rate=1G").enabled(), "a bottleneck alone is a fault");
         assertFalse(FaultConfig.parse("none").enabled());
         assertFalse(FaultConfig.parse("").enabled());
         assertFalse(FaultConfig.parse("seed=5").enabled(), "a seed alone injects nothing");
@@ -135,6 +140,8 @@ class FaultyLinkTest {
         assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("drop_opcode=NO_SUCH_OPCODE"));
         assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("times=0"));
         assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("hold=0"));
+        assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("rate=-1"));
+        assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("rate=fast"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FaultConfig.parse("seed=1,dup=x"));
         assertTrue(e.getMessage().contains("dup=x"), e.getMessage());
@@ -278,6 +285,33 @@ class FaultyLinkTest {
             got.sort(null);
             assertEquals(List.of(1, 2), got);
             assertEquals(2, l.count(FaultyLink.Fault.DELAYED));
+        }
+    }
+
+    @ParameterizedTest(name = "native={0}")
+    @ValueSource(booleans = {false, true})
+    void shouldLetPacketsOutInOrderAtTheRateAndDropWhatTheQueueCannotHold(boolean nativeLink) throws IOException {
+        // 24 bytes a millisecond: one packet a millisecond; three hold buffers
+        try (FaultyLink l = link(nativeLink, FaultConfig.builder().rate(PACKET * 1000L).hold(3).build())) {
+            for (int i = 0; i < 5; i++) {
+                send(l, 0x04, i);
+            }
+            assertEquals(3, l.held(), "three queued");
+            assertEquals(2, l.count(FaultyLink.Fault.DROPPED), "the queue was full for the last two");
+            clock.addAndGet(999_999);
+            l.receiveBatch(scratch, 1);
+            assertEquals(List.of(), drain(), "nothing before its bytes' time at the rate");
+            clock.addAndGet(1);
+            l.receiveBatch(scratch, 1);
+            assertEquals(List.of(0), drain());
+            send(l, 0x04, 5); // leaves after the two still queued: at 4 ms
+            clock.addAndGet(2_000_000);
+            l.receiveBatch(scratch, 1);
+            assertEquals(1, l.held());
+            clock.addAndGet(1_000_000);
+            l.receiveBatch(scratch, 1);
+            assertEquals(0, l.held());
+            assertEquals(List.of(1, 2, 5), drain(), "in the order sent");
         }
     }
 
