@@ -506,6 +506,7 @@ final class Requester {
     void waitRnr(int psn, long untilNs, long nowNs) {
         unackedPsn = psn;
         rewind();
+        probing = false; // the responder refused what follows psn: no ACK can show a timeout spurious now
         rnrWaitUntilNs = untilNs == 0 ? 1 : untilNs;
         armTimer(nowNs);
     }

@@ -80,6 +80,12 @@ class FaultyLinkTest {
         assertTrue(l.send(Link.ROCE_PORT, packet(opcode, i), to));
     }
 
+    /** Moves the device clock on by {@code ns}, then lets the link look at it (a receive that finds nothing). */
+    private void later(FaultyLink l, long ns) {
+        clock.addAndGet(ns);
+        l.receiveBatch(scratch, 1);
+    }
+
     /** Everything that arrives within a short bounded wait, as the packet numbers. */
     private List<Integer> drain() throws IOException {
         List<Integer> got = new ArrayList<>();
@@ -275,11 +281,9 @@ class FaultyLinkTest {
             l.receiveBatch(scratch, 1);
             assertEquals(2, l.held());
             assertEquals(List.of(), drain(), "nothing before the delay passed on the device clock");
-            clock.addAndGet(49_999);
-            l.receiveBatch(scratch, 1);
+            later(l, 49_999);
             assertEquals(2, l.held());
-            clock.addAndGet(1);
-            l.receiveBatch(scratch, 1);
+            later(l, 1);
             assertEquals(0, l.held());
             List<Integer> got = drain();
             got.sort(null);
@@ -298,18 +302,14 @@ class FaultyLinkTest {
             }
             assertEquals(3, l.held(), "three queued");
             assertEquals(2, l.count(FaultyLink.Fault.DROPPED), "the queue was full for the last two");
-            clock.addAndGet(999_999);
-            l.receiveBatch(scratch, 1);
+            later(l, 999_999);
             assertEquals(List.of(), drain(), "nothing before its bytes' time at the rate");
-            clock.addAndGet(1);
-            l.receiveBatch(scratch, 1);
+            later(l, 1);
             assertEquals(List.of(0), drain());
             send(l, 0x04, 5); // leaves after the two still queued: at 4 ms
-            clock.addAndGet(2_000_000);
-            l.receiveBatch(scratch, 1);
+            later(l, 2_000_000);
             assertEquals(1, l.held());
-            clock.addAndGet(1_000_000);
-            l.receiveBatch(scratch, 1);
+            later(l, 1_000_000);
             assertEquals(0, l.held());
             assertEquals(List.of(1, 2, 5), drain(), "in the order sent");
         }
@@ -370,8 +370,7 @@ class FaultyLinkTest {
                 for (int i = 0; i < 20_000; i++) {
                     l.send(Link.ROCE_PORT, packet(i % 3 == 0 ? 0x11 : 0x04, i), to);
                     if (i % 16 == 0) {
-                        clock.addAndGet(700);
-                        l.receiveBatch(scratch, 1);
+                        later(l, 700);
                     }
                     if (i % 64 == 0) {
                         drainQuietly();

@@ -1,0 +1,65 @@
+package io.jrdma.soft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** The congestion window's arithmetic on its own: whole until a timeout, then slow start, then a packet a window. */
+class CongestionWindowTest {
+
+    @Test
+    void shouldAllowTheWholeWindowUntilATimeout() {
+        CongestionWindow w = new CongestionWindow();
+        w.reset(123);
+        assertEquals(123, w.size());
+        w.acknowledged(50);
+        assertEquals(123, w.size(), "never more than the requester's window");
+    }
+
+    @Test
+    void shouldFallToOnePacketThenGrowBySlowStartToHalfWhatWasInFlight() {
+        CongestionWindow w = new CongestionWindow();
+        w.reset(128);
+        w.timedOut(100);
+        assertEquals(1, w.size());
+        assertEquals(50, w.threshold());
+        w.acknowledged(1);
+        assertEquals(2, w.size());
+        w.acknowledged(2);
+        assertEquals(4, w.size(), "each ACK widens it by what it acknowledged: doubling per round trip");
+        w.acknowledged(40);
+        assertEquals(44, w.size());
+        w.acknowledged(44);
+        assertEquals(50, w.size(), "slow start stops at the threshold");
+    }
+
+    @Test
+    void shouldGrowByOnePacketPerWindowAboveTheThreshold() {
+        CongestionWindow w = new CongestionWindow();
+        w.reset(64);
+        w.timedOut(8);
+        assertEquals(4, w.threshold());
+        w.acknowledged(3);
+        assertEquals(4, w.size());
+        w.acknowledged(3);
+        assertEquals(4, w.size(), "three of four acknowledged: not yet");
+        w.acknowledged(1);
+        assertEquals(5, w.size());
+        for (int i = 0; i < 1000; i++) {
+            w.acknowledged(64);
+        }
+        assertEquals(64, w.size(), "back to the whole window, no further");
+    }
+
+    @Test
+    void shouldKeepAThresholdOfTwoAndHalveOnlyWhatTheWindowAllowed() {
+        CongestionWindow w = new CongestionWindow();
+        w.reset(256);
+        w.timedOut(1);
+        assertEquals(2, w.threshold(), "at least two packets");
+        w.timedOut(200);
+        assertEquals(2, w.threshold(), "half of the one packet the window allowed, not of what was in flight");
+        w.reset(256);
+        assertEquals(256, w.size(), "a reset (path MTU set, QP reset) gives the whole window back");
+    }
+}
