@@ -68,6 +68,7 @@ final class Requester {
         this.packets = new RequestPackets(qp);
         this.shares = qp.context.shares;
         this.counters = qp.context.counters;
+        congestion.reset(window); // the whole window also for a QP whose path MTU is never set
     }
 
     void resetPsn(int startPsn) {

@@ -2,6 +2,10 @@ package io.jrdma.soft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpAttrMask;
+import io.jrdma.verbs.QpState;
+import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
 
 /** The congestion window's arithmetic on its own: whole until a timeout, then slow start, then a packet a window. */
@@ -61,5 +65,18 @@ class CongestionWindowTest {
         assertEquals(2, w.threshold(), "half of the one packet the window allowed, not of what was in flight");
         w.reset(256);
         assertEquals(256, w.size(), "a reset (path MTU set, QP reset) gives the whole window back");
+    }
+
+    @Test
+    void shouldGiveAQpItsWholeWindowWhetherOrNotItsPathMtuIsSet() {
+        try (Peer p = new Peer("127.0.44.3", Threading.INVOKER, new ManualClock(), 4096, Peer.ALL_ACCESS,
+                Peer.defaultCap())) {
+            Requester r = ((SoftQp) p.qp).requester;
+            assertEquals(r.window(), r.congestionWindow(), "a new QP");
+            p.qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(0),
+                    EnumSet.of(QpAttrMask.STATE, QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.ACCESS_FLAGS));
+            p.qp.modify(new QpAttr().qpState(QpState.RESET), EnumSet.of(QpAttrMask.STATE));
+            assertEquals(r.window(), r.congestionWindow(), "after a reset");
+        }
     }
 }
