@@ -266,7 +266,11 @@ public final class FaultConfig {
             };
             t = t.substring(0, t.length() - 1);
         }
-        return Math.round(Double.parseDouble(t.trim()) * scale);
+        double bytes = Double.parseDouble(t.trim()) * scale;
+        if (!Double.isFinite(bytes)) {
+            throw new IllegalArgumentException("rate " + v + " is not a number of bytes a second");
+        }
+        return Math.round(bytes);
     }
 
     /** A duration with a unit (ns, us, ms, s); a bare number is microseconds. */

@@ -148,6 +148,7 @@ class FaultyLinkTest {
         assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("hold=0"));
         assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("rate=-1"));
         assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("rate=fast"));
+        assertThrows(IllegalArgumentException.class, () -> FaultConfig.parse("rate=NaN"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FaultConfig.parse("seed=1,dup=x"));
         assertTrue(e.getMessage().contains("dup=x"), e.getMessage());
