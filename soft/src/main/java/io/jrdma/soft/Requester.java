@@ -34,8 +34,7 @@ final class Requester {
     private final RequestPackets packets;
     private final SendShares shares;
     private final Counters counters;
-    /** What this QP may keep unacknowledged after a local ACK timeout (RC). */
-    private final CongestionWindow congestion = new CongestionWindow();
+    private final CongestionWindow congestion = new CongestionWindow(); // RC: after a local ACK timeout
 
     private int psn;              // next PSN to assign to a new message
     private int unackedPsn;       // oldest PSN not yet acknowledged (everything before it is done)
@@ -52,8 +51,6 @@ final class Requester {
     private long ackDeadlineNs;   // 0 = timer disarmed
     private long armedAtNs;       // when the timer was last armed (the start of the pass that armed it)
     private boolean retrying;     // went back to unackedPsn and nothing was acknowledged since (rxe started_retry)
-    private boolean probing;      // a timeout went back to probePsn, and no ACK has told whether it was needed
-    private int probePsn;
     /**
      * The window filled: new packets wait until half of it is acknowledged (TCP wakes a writer whose send buffer was
      * full only once half of it is free). A requester that refilled the window on every ACK would, on cores shared
@@ -86,7 +83,6 @@ final class Requester {
         rnrWaitUntilNs = 0;
         ackDeadlineNs = 0;
         retrying = false;
-        probing = false;
         congestion.reset(window);
     }
 
@@ -480,18 +476,13 @@ final class Requester {
         unackedPsn = psn;
         rewind();
         retrying = true;
-        probing = false;
+        congestion.probeEnded();
     }
 
-    /**
-     * The local ACK timer ran out: the congestion window falls to one packet ({@link CongestionWindow}) and
-     * go-back-N resends from the oldest unacknowledged PSN, starting the timer again.
-     */
+    /** The local ACK timer ran out: go-back-N, with a congestion window of one packet ({@link CongestionWindow}). */
     void timedOut(long nowNs) {
-        congestion.timedOut(unacknowledged());
         goBackTo(unackedPsn);
-        probing = true;
-        probePsn = unackedPsn;
+        congestion.timedOut(unacknowledged(), unackedPsn);
         armTimer(nowNs);
     }
 
@@ -507,7 +498,7 @@ final class Requester {
     void waitRnr(int psn, long untilNs, long nowNs) {
         unackedPsn = psn;
         rewind();
-        probing = false; // the responder refused what follows psn: no ACK can show a timeout spurious now
+        congestion.probeEnded(); // the responder refused what follows psn
         rnrWaitUntilNs = untilNs == 0 ? 1 : untilNs;
         armTimer(nowNs);
     }
@@ -523,11 +514,8 @@ final class Requester {
      */
     void progressed(long nowNs) {
         retrying = false;
-        if (probing) {
-            probing = false;
-            if (Psn.diff(unackedPsn, Psn.next(probePsn)) > 0) {
-                resumeAfterSpuriousTimeout();
-            }
+        if (congestion.spuriousTimeout(unackedPsn)) {
+            resumeAfterSpuriousTimeout();
         }
         resetRetries();
         if (hasOutstanding()) {
@@ -542,28 +530,23 @@ final class Requester {
      * oldest unacknowledged PSN, where {@link #rewind} would put it. A retired WQE's slot is free, and a WR posted
      * since may already be in it: going on from there would start that WR ahead of the ones before it (out of
      * send-queue order, with PSNs the responder does not expect yet) and send again what was done. A go-back-N
-     * that sends more than one pass's budget meets this whenever the timeout was early and the ACK only late. A
-     * cursor inside the head message (a SEND or WRITE of many packets) behind the PSNs that ACKs have since covered
-     * moves up too: the peer had those packets, only late, and would answer each again as a duplicate.
+     * that sends more than one pass's budget meets this whenever the timeout was early and the ACK only late. So
+     * does a cursor inside the head message (a long SEND or WRITE) behind what ACKs have since covered.
      */
     private void skipRetired() {
         if (next - qp.sqConsumer < 0) {
             toOldestUnacked();
-        } else if (next == qp.sqConsumer && next != qp.sqProducer) {
-            SendWqe head = qp.sqAt(next);
-            if (head.started() && !head.isLocalOp() && head.opcode != WrOpcode.RDMA_READ
-                    && Psn.diff(Psn.add(head.firstPsn(), nextPacket), unackedPsn) < 0) {
-                toOldestUnacked(); // going back inside the head message, behind what ACKs have since covered
-            }
+        } else if (next == qp.sqConsumer && next != qp.sqProducer && qp.sqAt(next).started()
+                && !qp.sqAt(next).isLocalOp() && qp.sqAt(next).opcode != WrOpcode.RDMA_READ
+                && Psn.diff(Psn.add(qp.sqAt(next).firstPsn(), nextPacket), unackedPsn) < 0) {
+            toOldestUnacked(); // going back inside the head message, behind what ACKs have since covered
         }
     }
 
     /**
-     * The first acknowledgement after a timeout covered more than the one packet sent again: the peer had the
-     * packets sent before, and only answered late (F-RTO, RFC 5682). What is past the ACK is on its way too, so the
-     * cursor goes back to where it was, {@link #sentPsn}, instead of sending all of it a second time behind the
-     * first copy; a packet really lost is found as any other (a sequence NAK, or the next timeout). A READ or atomic
-     * among them stays with go-back-N: its responses say what it needs again.
+     * A timeout was spurious ({@link CongestionWindow#spuriousTimeout}): what is past the ACK is on its way too, so
+     * the cursor goes back to {@link #sentPsn} instead of sending it all again behind the first copy (a packet really
+     * lost is found as any other). A READ or atomic among them stays with go-back-N.
      */
     private void resumeAfterSpuriousTimeout() {
         long i = qp.sqConsumer;

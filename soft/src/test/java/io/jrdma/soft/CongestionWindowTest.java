@@ -24,7 +24,7 @@ class CongestionWindowTest {
     void shouldFallToOnePacketThenGrowBySlowStartToHalfWhatWasInFlight() {
         CongestionWindow w = new CongestionWindow();
         w.reset(128);
-        w.timedOut(100);
+        w.timedOut(100, 0);
         assertEquals(1, w.size());
         assertEquals(50, w.threshold());
         w.acknowledged(1);
@@ -41,7 +41,7 @@ class CongestionWindowTest {
     void shouldGrowByOnePacketPerWindowAboveTheThreshold() {
         CongestionWindow w = new CongestionWindow();
         w.reset(64);
-        w.timedOut(8);
+        w.timedOut(8, 0);
         assertEquals(4, w.threshold());
         w.acknowledged(3);
         assertEquals(4, w.size());
@@ -59,12 +59,26 @@ class CongestionWindowTest {
     void shouldKeepAThresholdOfTwoAndHalveOnlyWhatTheWindowAllowed() {
         CongestionWindow w = new CongestionWindow();
         w.reset(256);
-        w.timedOut(1);
+        w.timedOut(1, 0);
         assertEquals(2, w.threshold(), "at least two packets");
-        w.timedOut(200);
+        w.timedOut(200, 0);
         assertEquals(2, w.threshold(), "half of the one packet the window allowed, not of what was in flight");
         w.reset(256);
         assertEquals(256, w.size(), "a reset (path MTU set, QP reset) gives the whole window back");
+    }
+
+    @Test
+    void shouldCallATimeoutSpuriousOnlyWhenItsFirstAckCoversMoreThanThePacketSentAgain() {
+        CongestionWindow w = new CongestionWindow();
+        w.reset(64);
+        w.timedOut(30, 0xFFFFFF);
+        assertEquals(false, w.spuriousTimeout(0), "the ACK covers the packet sent again (PSN 0xFFFFFF) only");
+        assertEquals(false, w.spuriousTimeout(9), "only the first ACK after the timeout tells");
+        w.timedOut(30, 0xFFFFFF);
+        assertEquals(true, w.spuriousTimeout(5), "it covers PSNs sent before the timeout, across the wrap");
+        w.timedOut(30, 100);
+        w.probeEnded();
+        assertEquals(false, w.spuriousTimeout(120), "a NAK's go-back-N came first");
     }
 
     @Test
