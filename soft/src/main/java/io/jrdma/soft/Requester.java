@@ -534,11 +534,11 @@ final class Requester {
      * does a cursor inside the head message (a long SEND or WRITE) behind what ACKs have since covered.
      */
     private void skipRetired() {
+        SendWqe head = next == qp.sqConsumer && next != qp.sqProducer ? qp.sqAt(next) : null;
         if (next - qp.sqConsumer < 0) {
             toOldestUnacked();
-        } else if (next == qp.sqConsumer && next != qp.sqProducer && qp.sqAt(next).started()
-                && !qp.sqAt(next).isLocalOp() && qp.sqAt(next).opcode != WrOpcode.RDMA_READ
-                && Psn.diff(Psn.add(qp.sqAt(next).firstPsn(), nextPacket), unackedPsn) < 0) {
+        } else if (head != null && head.started() && !head.isLocalOp() && head.opcode != WrOpcode.RDMA_READ
+                && Psn.diff(Psn.add(head.firstPsn(), nextPacket), unackedPsn) < 0) {
             toOldestUnacked(); // going back inside the head message, behind what ACKs have since covered
         }
     }

@@ -13,8 +13,7 @@ class CongestionWindowTest {
 
     @Test
     void shouldAllowTheWholeWindowUntilATimeout() {
-        CongestionWindow w = new CongestionWindow();
-        w.reset(123);
+        CongestionWindow w = window(123);
         assertEquals(123, w.size());
         w.acknowledged(50);
         assertEquals(123, w.size(), "never more than the requester's window");
@@ -22,8 +21,7 @@ class CongestionWindowTest {
 
     @Test
     void shouldFallToOnePacketThenGrowBySlowStartToHalfWhatWasInFlight() {
-        CongestionWindow w = new CongestionWindow();
-        w.reset(128);
+        CongestionWindow w = window(128);
         w.timedOut(100, 0);
         assertEquals(1, w.size());
         assertEquals(50, w.threshold());
@@ -39,8 +37,7 @@ class CongestionWindowTest {
 
     @Test
     void shouldGrowByOnePacketPerWindowAboveTheThreshold() {
-        CongestionWindow w = new CongestionWindow();
-        w.reset(64);
+        CongestionWindow w = window(64);
         w.timedOut(8, 0);
         assertEquals(4, w.threshold());
         w.acknowledged(3);
@@ -57,8 +54,7 @@ class CongestionWindowTest {
 
     @Test
     void shouldKeepAThresholdOfTwoAndHalveOnlyWhatTheWindowAllowed() {
-        CongestionWindow w = new CongestionWindow();
-        w.reset(256);
+        CongestionWindow w = window(256);
         w.timedOut(1, 0);
         assertEquals(2, w.threshold(), "at least two packets");
         w.timedOut(200, 0);
@@ -69,8 +65,7 @@ class CongestionWindowTest {
 
     @Test
     void shouldCallATimeoutSpuriousOnlyWhenItsFirstAckCoversMoreThanThePacketSentAgain() {
-        CongestionWindow w = new CongestionWindow();
-        w.reset(64);
+        CongestionWindow w = window(64);
         w.timedOut(30, 0xFFFFFF);
         assertEquals(false, w.spuriousTimeout(0), "the ACK covers the packet sent again (PSN 0xFFFFFF) only");
         assertEquals(false, w.spuriousTimeout(9), "only the first ACK after the timeout tells");
@@ -92,5 +87,12 @@ class CongestionWindowTest {
             p.qp.modify(new QpAttr().qpState(QpState.RESET), EnumSet.of(QpAttrMask.STATE));
             assertEquals(r.window(), r.congestionWindow(), "after a reset");
         }
+    }
+
+    /** A congestion window over a requester's window of {@code max} packets, never timed out. */
+    private static CongestionWindow window(int max) {
+        CongestionWindow w = new CongestionWindow();
+        w.reset(max);
+        return w;
     }
 }
