@@ -2,7 +2,7 @@
 # The native provider's overhead against C, on the same kernel rxe devices in the same run: rdma-core's
 # ibv_rc_pingpong and perftest's ib_send_lat / ib_write_bw (C) against jrdma's rc_pingpong / ib_send_lat /
 # ib_write_bw on the ibverbs provider (Java through FFM), server in rxe-lab's vm1, client in vm2, the two
-# implementations alternated round by round. Prints every run and the median ratio jrdma / C per test.
+# implementations alternated round by round. Prints every run, each round's ratio jrdma / C and the medians.
 # A benchmark, not a test: it asserts nothing. The guests are emulated (TCG): compare ratios only.
 #
 #   scripts/native-overhead.sh [ROUNDS] [ITERS]      # defaults 3 rounds, 20000 iterations (ib_write_bw: ITERS/10)
@@ -63,7 +63,14 @@ pair() {
 
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 
-declare -A runs
+# cost TEST C JRDMA: jrdma's cost per operation over C's (latency as is, bandwidth inverted), or "-"
+cost() {
+    [[ $2 =~ ^[0-9.]+$ && $3 =~ ^[0-9.]+$ ]] || { echo "-"; return; }
+    if [[ $1 == *_bw ]]; then awk -v c="$2" -v j="$3" 'BEGIN { printf "%.2f", c / j }'
+    else awk -v c="$2" -v j="$3" 'BEGIN { printf "%.2f", j / c }'; fi
+}
+
+declare -A runs ratios round
 tests=("rc_pingpong|-d rxe0 -g 1 -n $iters -s 64|usec/iter"
     "ib_send_lat|-d rxe0 -x 1 -n $iters -s 2|t_typical usec"
     "ib_write_bw|-d rxe0 -x 1 -n $((iters / 10)) -s 65536|MB/s")
@@ -77,23 +84,33 @@ for ((n = 1; n <= rounds; n++)); do
             f=$(pair "$impl" "$test" "$args")
             echo "round $n $test $impl: $f $unit"
             runs[$impl,$test]+="$f "
+            round[$impl]=$f
         done
+        r=$(cost "$test" "${round[c]}" "${round[jrdma]}")
+        echo "round $n $test jrdma / C cost: $r"
+        ratios[$test]+="$r "
     done
 done
 
 echo
-echo "| test | unit | C (median) | jrdma ibverbs (median) | jrdma / C cost |"
-echo "|---|---|---:|---:|---:|"
+# The rounds' own ratios, their median and their geometric mean. In a TCG guest the run that goes second in a round
+# is often slower, whichever implementation it is (2026-12-01: ib_send_lat 25 % for both), so one round's ratio
+# swings with the order; the rounds alternate it, and over an even number of rounds the geometric mean cancels that
+# effect (it multiplies one ratio and divides the next). C's spread (its slowest run over its fastest) says how much
+# one round can tell.
+echo "| test | unit | C (median) | jrdma ibverbs (median) | jrdma / C cost | the rounds' ratios (median) |" \
+    "geometric mean | C's spread |"
+echo "|---|---|---:|---:|---:|---|---:|---:|"
 for t in "${tests[@]}"; do
     IFS='|' read -r test args unit <<<"$t"
     c=$(tr ' ' '\n' <<<"${runs[c,$test]}" | grep -E '^[0-9.]+$' | median)
     j=$(tr ' ' '\n' <<<"${runs[jrdma,$test]}" | grep -E '^[0-9.]+$' | median)
-    ratio="-"
-    if [[ -n "$c" && -n "$j" ]]; then
-        # cost per operation: latency as is, bandwidth inverted
-        if [[ $test == *_bw ]]; then ratio=$(awk -v c="$c" -v j="$j" 'BEGIN { printf "%.2f", c / j }')
-        else ratio=$(awk -v c="$c" -v j="$j" 'BEGIN { printf "%.2f", j / c }'); fi
-    fi
-    echo "| $test $args | $unit | ${c:--} | ${j:--} | $ratio |"
+    per=$(tr ' ' '\n' <<<"${ratios[$test]}" | grep -E '^[0-9.]+$' | median)
+    spread=$(tr ' ' '\n' <<<"${runs[c,$test]}" | grep -E '^[0-9.]+$' | sort -g \
+        | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR && lo > 0) printf "%.2f", hi / lo; else print "-" }')
+    geo=$(tr ' ' '\n' <<<"${ratios[$test]}" | grep -E '^[0-9.]+$' \
+        | awk '$1 > 0 { s += log($1); n++ } END { if (n) printf "%.2f", exp(s / n); else print "-" }')
+    echo "| $test $args | $unit | ${c:--} | ${j:--} | $(cost "$test" "$c" "$j") | ${ratios[$test]}(${per:--}) |" \
+        "$geo | $spread |"
 done
 echo "logs: $logs"
