@@ -59,10 +59,18 @@ public final class ShmLink extends ForwardingLink {
     /** How long a sender trusts that an address has no ring before it looks again. */
     static final long RECHECK_NS = 1_000_000_000L;
     /**
-     * A batch takes the socket's datagrams first once in this many, so a busy ring does not starve them; and while
-     * the ring is active, an empty receive looks at the socket only once in this many calls.
+     * While the ring is active, a receive looks at the socket only once in this many calls (a batch from a ready ring
+     * takes the socket's datagrams first then, so a busy ring does not starve them)...
      */
     private static final int SOCKET_TURN = 8;
+    /**
+     * ... and each look that finds the socket empty doubles that, up to this many; a look that finds a datagram goes
+     * back to {@link #SOCKET_TURN}. A look is a system call: with the peers on this host, every eighth call of a busy
+     * poll was one, a quarter of a 2-byte ping-pong's CPU on a virtual machine whose system calls trap to the
+     * hypervisor (2026-12-01). A datagram from a peer on another host, while one on this host keeps the ring busy,
+     * waits at most this many calls (a few microseconds each), and once it has come the looks are frequent again.
+     */
+    private static final int SOCKET_TURN_MAX = 64;
     /** The ring counts as active for this many receive calls after it last gave a record. */
     private static final int RING_ACTIVE_CALLS = 1024;
     /**
@@ -101,7 +109,9 @@ public final class ShmLink extends ForwardingLink {
 
     // the last batch: from the ring, or the socket's (inner's)
     private boolean fromRing;
-    private int turns;
+    /** Calls until the next look at the socket while the ring is active, and the current spacing of the looks. */
+    private int socketIn = SOCKET_TURN;
+    private int socketTurn = SOCKET_TURN;
     private int ringIdleCalls = RING_ACTIVE_CALLS;
     private final int[] ringLength = new int[RX_BATCH];
     private final int[] ringSegment = new int[RX_BATCH];
@@ -297,21 +307,26 @@ public final class ShmLink extends ForwardingLink {
     @Override
     public int receiveBatch(ByteBuffer[] bufs, int max) {
         boolean ready = ring.ready();
-        if (ready && ++turns % SOCKET_TURN != 0) {
+        if (ready && --socketIn > 0) {
             int r = takeRing(bufs, max);
             if (r > 0) {
                 return r;
             }
         }
         fromRing = false;
-        if (!ready && !socketAfterWait && ringIdleCalls < RING_ACTIVE_CALLS && ++ringIdleCalls % SOCKET_TURN != 0) {
-            return 0; // the peers are on this host: an empty receive call each time would cost more than the pass
+        if (!ready && !socketAfterWait && ringIdleCalls < RING_ACTIVE_CALLS) {
+            ringIdleCalls++;
+            if (--socketIn > 0) {
+                return 0; // the peers are on this host: an empty receive call each time would cost more than the pass
+            }
         }
         if (ring.doorbellOnItsWay()) {
             return ready ? takeRing(bufs, max) : 0; // the socket's datagrams are the woken thread's to take
         }
         socketAfterWait = false;
         int s = inner.receiveBatch(bufs, max);
+        socketTurn = s > 0 ? SOCKET_TURN : Math.min(SOCKET_TURN_MAX, 2 * socketTurn);
+        socketIn = socketTurn;
         if (s > 0) {
             tookDoorbells(s);
             return s;

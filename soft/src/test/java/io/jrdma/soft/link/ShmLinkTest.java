@@ -219,6 +219,58 @@ class ShmLinkTest {
         }
     }
 
+    /**
+     * While the ring is active and the socket has nothing, the receive looks at the socket less and less often (each
+     * look is a system call), at most {@code SOCKET_TURN_MAX} calls apart; a datagram that comes meanwhile is taken
+     * within that many calls, and the looks are frequent again after it.
+     */
+    @Test
+    void anActiveRingLooksAtAnEmptySocketLessOftenButTakesADatagramWithinTheBound() throws Exception {
+        AtomicInteger looks = new AtomicInteger();
+        Link udpB = new ForwardingLink(Link.open(InetAddress.getByName(B), Link.ROCE_PORT, true)) {
+            @Override
+            public int receiveBatch(ByteBuffer[] bufs, int max) {
+                looks.incrementAndGet();
+                return super.receiveBatch(bufs, max);
+            }
+        };
+        InetAddress b = InetAddress.getByName(B);
+        InetSocketAddress to = new InetSocketAddress(b, Link.ROCE_PORT);
+        try (Link la = shm(A); Link lb = ShmLink.over(udpB, dir, true);
+             Link plain = Link.open(InetAddress.getByName("127.0.22.4"), Link.ROCE_PORT, true)) {
+            ByteBuffer packet = ByteBuffer.allocateDirect(64);
+            ByteBuffer[] rx = buffers();
+            assertTrue(la.send(la.port(), packet, to));
+            assertEquals(1, receiveOne(lb, rx));
+            assertEquals(64, lb.batchLength(0), "a's packet came through the ring");
+            looks.set(0);
+            int calls = 800; // with the calls below, fewer than those after which the ring counts as idle (1,024)
+            for (int i = 0; i < calls; i++) {
+                assertEquals(0, lb.receiveBatch(rx, 1));
+            }
+            // 8, 16, 32, 64 calls apart, then 64: 14 looks; one every eighth call would be 100
+            assertTrue(looks.get() <= 20, looks.get() + " looks at the empty socket in " + calls + " calls");
+            assertTrue(looks.get() >= calls / 64, looks.get() + " looks: at most 64 calls apart");
+            // a datagram from a peer without a ring (another host's, as far as b knows) comes while the ring is active
+            packet.clear();
+            assertTrue(plain.send(plain.port(), packet, to));
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // in the socket by now
+            int took = 0;
+            int got = 0;
+            while (got == 0 && took < 200) {
+                got = lb.receiveBatch(rx, 1);
+                took++;
+            }
+            assertEquals(1, got, "the datagram, taken from the socket");
+            assertTrue(took <= 64, "taken after " + took + " calls");
+            looks.set(0);
+            for (int i = 0; i < 8; i++) {
+                lb.receiveBatch(rx, 1);
+            }
+            assertEquals(1, looks.get(), "after a datagram the socket is looked at every eighth call again");
+        }
+    }
+
     /** A link with the shared-memory path on {@code ip}:4791, its ring in this test's folder. */
     private Link shm(String ip) throws java.io.IOException {
         return ShmLink.over(Link.open(InetAddress.getByName(ip), Link.ROCE_PORT, true), dir, true);
