@@ -62,6 +62,8 @@ pair() {
 }
 
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
+# numbers LIST: the figures of a space-separated list, one a line ("FAILED" and "-" left out)
+numbers() { tr ' ' '\n' <<<"$1" | grep -E '^[0-9.]+$'; }
 
 # cost TEST C JRDMA: jrdma's cost per operation over C's (latency as is, bandwidth inverted), or "-"
 cost() {
@@ -103,12 +105,12 @@ echo "| test | unit | C (median) | jrdma ibverbs (median) | jrdma / C cost | the
 echo "|---|---|---:|---:|---:|---|---:|---:|"
 for t in "${tests[@]}"; do
     IFS='|' read -r test args unit <<<"$t"
-    c=$(tr ' ' '\n' <<<"${runs[c,$test]}" | grep -E '^[0-9.]+$' | median)
-    j=$(tr ' ' '\n' <<<"${runs[jrdma,$test]}" | grep -E '^[0-9.]+$' | median)
-    per=$(tr ' ' '\n' <<<"${ratios[$test]}" | grep -E '^[0-9.]+$' | median)
-    spread=$(tr ' ' '\n' <<<"${runs[c,$test]}" | grep -E '^[0-9.]+$' | sort -g \
+    c=$(numbers "${runs[c,$test]}" | median)
+    j=$(numbers "${runs[jrdma,$test]}" | median)
+    per=$(numbers "${ratios[$test]}" | median)
+    spread=$(numbers "${runs[c,$test]}" | sort -g \
         | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR && lo > 0) printf "%.2f", hi / lo; else print "-" }')
-    geo=$(tr ' ' '\n' <<<"${ratios[$test]}" | grep -E '^[0-9.]+$' \
+    geo=$(numbers "${ratios[$test]}" \
         | awk '$1 > 0 { s += log($1); n++ } END { if (n) printf "%.2f", exp(s / n); else print "-" }')
     echo "| $test $args | $unit | ${c:--} | ${j:--} | $(cost "$test" "$c" "$j") | ${ratios[$test]}(${per:--}) |" \
         "$geo | $spread |"
