@@ -39,10 +39,10 @@ import java.util.Set;
  * <p>Layout (little-endian; described in docs/ARCHITECTURE.md):
  * <pre>
  *   0  8  magic "JRDMACTR"            44  4  counter count N
- *   8  4  version (1)                 48  4  IPv4 address, network order
+ *   8  4  version (2)                 48  4  IPv4 address, network order
  *  12  4  header length H             52  4  name width W (32)
  *  16  8  pid                         56 64  device name, UTF-8, NUL padded
- *  24  8  process start, ms epoch    120 N*W counter names (rxe names), UTF-8, NUL padded
+ *  24  8  process start stamp       120 N*W counter names (rxe names), UTF-8, NUL padded
  *  32  8  device open, ms epoch        H N*8 values, in name order, written with release stores
  *  40  4  state: 1 open, 2 closed
  * </pre>
@@ -53,7 +53,7 @@ public final class CountersFile implements AutoCloseable {
     /** File name suffix. */
     public static final String SUFFIX = ".counters";
     /** The layout version written and understood. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     static final byte[] MAGIC = "JRDMACTR".getBytes(StandardCharsets.US_ASCII);
     static final int OFF_VERSION = 8;
@@ -196,7 +196,7 @@ public final class CountersFile implements AutoCloseable {
             map.set(INT, OFF_VERSION, VERSION);
             map.set(INT, OFF_HEADER_LENGTH, header);
             map.set(LONG, OFF_PID, pid);
-            map.set(LONG, OFF_PROCESS_START, Processes.currentStartMs());
+            map.set(LONG, OFF_PROCESS_START, Processes.currentStart());
             map.set(LONG, OFF_OPENED, System.currentTimeMillis());
             map.set(INT, OFF_STATE, STATE_OPEN);
             map.set(INT, OFF_COUNT, all.length);

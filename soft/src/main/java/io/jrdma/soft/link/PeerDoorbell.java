@@ -89,7 +89,7 @@ final class PeerDoorbell {
             }
             try {
                 // the pidfd is the process that had the pid then; if the owner runs now, that process was the owner
-                if (!Processes.alive(pid, ring.ownerStartMs()) || ring.closed()) {
+                if (!Processes.alive(pid, ring.ownerStart()) || ring.closed()) {
                     return -1;
                 }
                 int fd = (int) (long) SYSCALL3.invokeExact(state, SYS_PIDFD_GETFD, (long) pidfd, (long) theirs, 0L);

@@ -20,7 +20,7 @@ import java.nio.ByteBuffer;
  *   offset  field
  *        0  long  magic "JRDMARNG" (written last when the ring is made)
  *        8  int   version, 12 int data capacity (a power of two)
- *       16  long  owner pid, 24 long owner start (epoch ms), 32 int state (1 open, 2 closed)
+ *       16  long  owner pid, 24 long owner start (Processes' stamp), 32 int state (1 open, 2 closed)
  *       36  int   the owner's doorbell eventfd + 1 (0: none; senders ring over UDP)
  *       40  int   features: 1 = the owner takes records whose ICRCs the sender left out (see below)
  *      128  long  tail (senders)          256 long head (receiver)
@@ -52,7 +52,7 @@ import java.nio.ByteBuffer;
 public final class ShmRing {
 
     static final long MAGIC = 0x474E524D4452524AL; // "JRDMARNG" little-endian
-    static final int VERSION = 1;
+    static final int VERSION = 2; // 2: the owner's start is Processes' stamp, not epoch ms
     static final int STATE_OPEN = 1;
     static final int STATE_CLOSED = 2;
 
@@ -125,14 +125,14 @@ public final class ShmRing {
 
     /**
      * Writes the header of a new, zeroed ring of {@code capacity} data bytes (a power of two) owned by the process
-     * {@code pid} that started at {@code startMs}; the magic goes last.
+     * {@code pid} whose start stamp is {@code start} ({@link Processes#start}); the magic goes last.
      */
-    static void format(MemorySegment map, int capacity, long pid, long startMs) {
-        format(map, capacity, pid, startMs, -1);
+    static void format(MemorySegment map, int capacity, long pid, long start) {
+        format(map, capacity, pid, start, -1);
     }
 
     /** {@link #format} of a ring whose owner's waits end when the eventfd {@code bellFd} (-1: none) is written. */
-    static void format(MemorySegment map, int capacity, long pid, long startMs, int bellFd) {
+    static void format(MemorySegment map, int capacity, long pid, long start, int bellFd) {
         if (Integer.bitCount(capacity) != 1 || capacity < 2 * (HEADER + MAX_DATA)) {
             throw new IllegalArgumentException("ring capacity " + capacity + " must be a power of two of at least "
                     + 2 * (HEADER + MAX_DATA));
@@ -140,7 +140,7 @@ public final class ShmRing {
         map.set(ValueLayout.JAVA_INT, OFF_VERSION, VERSION);
         map.set(ValueLayout.JAVA_INT, OFF_CAPACITY, capacity);
         map.set(ValueLayout.JAVA_LONG, OFF_PID, pid);
-        map.set(ValueLayout.JAVA_LONG, OFF_START, startMs);
+        map.set(ValueLayout.JAVA_LONG, OFF_START, start);
         map.set(ValueLayout.JAVA_INT, OFF_BELL, bellFd + 1);
         INT.setVolatile(map, OFF_STATE, STATE_OPEN);
         LONG.setVolatile(map, OFF_MAGIC, MAGIC);
@@ -173,8 +173,8 @@ public final class ShmRing {
         return map.get(ValueLayout.JAVA_INT, OFF_BELL) - 1;
     }
 
-    /** The owner's start time (epoch ms), as the header says. */
-    long ownerStartMs() {
+    /** The stamp of the owner's start ({@link Processes#start}), as the header says. */
+    long ownerStart() {
         return map.get(ValueLayout.JAVA_LONG, OFF_START);
     }
 

@@ -86,7 +86,7 @@ final class ShmRingFile implements AutoCloseable {
             }
             MemorySegment map = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
             map.load(); // map every page now, not one fault per page in the first pass of traffic
-            ShmRing.format(map, capacity, Processes.currentPid(), Processes.currentStartMs(), bellFd);
+            ShmRing.format(map, capacity, Processes.currentPid(), Processes.currentStart(), bellFd);
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -135,7 +135,7 @@ final class ShmRingFile implements AutoCloseable {
                 return null;
             }
             ShmRingFile f = new ShmRingFile(path, arena, map, false);
-            if (live && !Processes.alive(f.ring.ownerPid(), f.ring.ownerStartMs())) {
+            if (live && !Processes.alive(f.ring.ownerPid(), f.ring.ownerStart())) {
                 arena.close();
                 return null;
             }
@@ -165,7 +165,7 @@ final class ShmRingFile implements AutoCloseable {
         try (DirectoryStream<Path> rings = Files.newDirectoryStream(dir, "ring-*")) {
             for (Path p : rings) {
                 try (ShmRingFile f = open(p, false)) {
-                    if (f != null && !Processes.alive(f.ring.ownerPid(), f.ring.ownerStartMs())) {
+                    if (f != null && !Processes.alive(f.ring.ownerPid(), f.ring.ownerStart())) {
                         f.ring.close();
                         Files.deleteIfExists(p);
                     }

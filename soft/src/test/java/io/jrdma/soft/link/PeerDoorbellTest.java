@@ -94,7 +94,7 @@ class PeerDoorbellTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment map = arena.allocate(ShmRing.mappingBytes(1 << 18), 4096);
             // this process's ring, naming a socket where the eventfd should be: no copy, nothing written
-            ShmRing.format(map, 1 << 18, Processes.currentPid(), Processes.currentStartMs(), socket);
+            ShmRing.format(map, 1 << 18, Processes.currentPid(), Processes.currentStart(), socket);
             assertEquals(-1, PeerDoorbell.open(new ShmRing(map)));
             // an owner that ended: no copy
             Process gone = new ProcessBuilder("true").start();
@@ -102,7 +102,7 @@ class PeerDoorbellTest {
             ShmRing.format(map, 1 << 18, gone.pid(), 0, socket);
             assertEquals(-1, PeerDoorbell.open(new ShmRing(map)));
             // a ring that names no eventfd
-            ShmRing.format(map, 1 << 18, Processes.currentPid(), Processes.currentStartMs());
+            ShmRing.format(map, 1 << 18, Processes.currentPid(), Processes.currentStart());
             assertEquals(-1, PeerDoorbell.open(new ShmRing(map)));
         } finally {
             NativeUdp.close(socket);
