@@ -77,6 +77,8 @@ final class Engine implements AutoCloseable {
     private volatile boolean callerWaiting;
     /** Adaptive mode: when ({@link System#nanoTime}) a caller last ran, or tried to run, a pass. */
     private volatile long callerPassNs = System.nanoTime() - LONGEST_PARK_NS;
+    /** When the last caller's poll began: its pass and its back-off share that one read of the clock (any caller). */
+    private long callerNowNs;
     /** Adaptive mode: the engine thread's next park while callers drive (its own, not shared). */
     private long parkNs = FIRST_PARK_NS;
     /** When callers' empty polls (and a channel waiter's, {@link WaitSpin}) stop spinning, to wait or sleep. */
@@ -180,8 +182,9 @@ final class Engine implements AutoCloseable {
             backoff.worked(); // a caller that posts is not idle: its next empty poll starts a new spin
             return;
         }
-        markCaller();
-        int work = passWhileRung(RX_NONE);
+        long now = System.nanoTime();
+        markCaller(now);
+        int work = passWhileRung(RX_NONE, now);
         if (work > 0 && threading == Threading.ADAPTIVE) {
             backoff.worked(); // a caller that posts is not idle: its next empty poll starts a new spin
         }
@@ -198,36 +201,36 @@ final class Engine implements AutoCloseable {
     }
 
     /** Records that a caller drives the engine now; a volatile write only every {@link #CALLER_MARK_NS}. */
-    private void markCaller() {
-        if (threading == Threading.ADAPTIVE) {
-            long now = System.nanoTime();
-            if (now - callerPassNs > CALLER_MARK_NS) {
-                callerPassNs = now;
-            }
+    private void markCaller(long now) {
+        if (threading == Threading.ADAPTIVE && now - callerPassNs > CALLER_MARK_NS) {
+            callerPassNs = now;
         }
     }
 
     /**
      * Passes on the calling thread while the lock is free and the doorbell rings: one, and another whenever a post
      * rang it during the last (its poster found the lock taken). A pass that only sends ({@link #RX_NONE}) is the
-     * post's own; the next poll receives, one system call sooner on a request's way out.
+     * post's own; the next poll receives, one system call sooner on a request's way out. The first pass takes the
+     * caller's reading of the clock ({@code now}) where the engine's clock is the system's.
      *
      * @return the work done, or -1 when another thread held the lock (it sees the rung bell)
      */
-    private int passWhileRung(int rx) {
+    private int passWhileRung(int rx, long now) {
         int work = -1;
+        long passNs = clock == NanoClock.SYSTEM ? now : clock.nanoTime();
         while (lock.tryLock()) {
             try {
                 if (doorbellRung) {
                     doorbellRung = false; // read first: the poster's WQE happened before its ring
                 }
-                work = Math.max(work, 0) + doWork(rx);
+                work = Math.max(work, 0) + doWork(rx, passNs);
             } finally {
                 lock.unlock();
             }
             if (!doorbellRung) {
                 break;
             }
+            passNs = clock.nanoTime();
         }
         return work;
     }
@@ -245,27 +248,22 @@ final class Engine implements AutoCloseable {
         }
     }
 
-    /**
-     * One engine pass on the calling thread, unless another thread is in one (not in dedicated mode), then the
-     * adaptive back-off of {@link #callerIdle}: {@code Context.progress()}.
-     */
+    /** {@code Context.progress()}: a caller's pass ({@link #callerPass}), then {@link #callerIdle}'s back-off. */
     int progress() {
         int work = callerPass();
         int after = callerIdle(work, false, null);
         return Math.max(0, after >= 0 ? after : work);
     }
 
-    /**
-     * A caller's pass (a poll's): one engine pass on the calling thread, unless another thread is in one.
-     *
-     * @return the work done, or -1 when no pass ran (dedicated mode, or another thread held the lock)
-     */
+    /** A poll's pass on the caller's thread: the work done, -1 when none ran (dedicated, or another's pass). */
     int callerPass() {
         if (threading == Threading.DEDICATED) {
             return -1;
         }
-        markCaller();
-        return passWhileRung(RX_POLL);
+        long now = System.nanoTime();
+        callerNowNs = now;
+        markCaller(now);
+        return passWhileRung(RX_POLL, now);
     }
 
     /** A channel waiter's pass while it polls before sleeping ({@link WaitSpin}): a caller's, as a waiter's. */
@@ -293,11 +291,11 @@ final class Engine implements AutoCloseable {
         if (threading != Threading.ADAPTIVE || work < 0) {
             return -1;
         }
+        long now = callerNowNs; // the poll's time (read before its pass): this one or another caller's
         if (work > 0 || found) {
-            backoff.answered(System.nanoTime());
+            backoff.answered(now);
             return -1;
         }
-        long now = System.nanoTime();
         if (!backoff.shouldWait(now) || doorbellRung) {
             if (backoff.shouldYield(now)) {
                 return yieldToAnswer();
@@ -326,7 +324,8 @@ final class Engine implements AutoCloseable {
     /**
      * Adaptive mode: a spin yields its core, where the answering thread may have been woken behind it (a datagram's
      * wake-up puts it on the sender's core). Peers on this host ring no sleeping thread of this device meanwhile
-     * ({@link Link#yieldStarted}): what they send is this caller's, taken by a pass as it comes back (returns its work).
+     * ({@link Link#yieldStarted}): what they send is this caller's, taken by a pass as it comes back (returns its
+     * work).
      */
     private int yieldToAnswer() {
         link.yieldStarted();
@@ -384,18 +383,18 @@ final class Engine implements AutoCloseable {
                 if (doorbellRung) {
                     doorbellRung = false; // read first: the poster's WQE happened before its ring
                 }
-                int work = doWork(RX_NONE); // what a pass must send, before the engine sleeps
+                int work = doWork(RX_NONE, clock.nanoTime()); // what a pass must send, before the engine sleeps
                 if (work > 0) {
                     return work;
                 }
                 waitingInReceive = true; // announced before the check: a thread queuing after it wakes this one
                 try {
-                    return doWork(doorbellRung || lock.hasQueuedThreads() ? RX_POLL : RX_WAIT);
+                    return doWork(doorbellRung || lock.hasQueuedThreads() ? RX_POLL : RX_WAIT, clock.nanoTime());
                 } finally {
                     waitingInReceive = false;
                 }
             }
-            int work = doWork(RX_POLL);
+            int work = doWork(RX_POLL, clock.nanoTime());
             if (work == 0) {
                 waitingInPoll = true;
                 try {
@@ -502,7 +501,7 @@ final class Engine implements AutoCloseable {
 
     /** One pass: receive, transmit, timers. Returns the amount of work done. Lock held. */
     int doWork() {
-        return doWork(RX_POLL);
+        return doWork(RX_POLL, clock.nanoTime());
     }
 
     /**
@@ -510,8 +509,7 @@ final class Engine implements AutoCloseable {
      * once, and the poll that follows receives, one system call sooner on a request's way out); {@link #RX_WAIT}
      * lets its first receive wait for a datagram (see {@link #progressOrWait}).
      */
-    private int doWork(int rx) {
-        long now = clock.nanoTime();
+    private int doWork(int rx, long now) {
         boolean receive = rx != RX_NONE;
         int work = receive ? receiver.receive(now, rx == RX_WAIT) : 0;
         int count = qps.count();

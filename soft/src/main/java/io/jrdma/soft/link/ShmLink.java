@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.function.LongSupplier;
 
 /**
  * The shared-memory path between devices of one host: a {@link Link} over a native UDP link that hands a datagram
@@ -83,6 +84,8 @@ public final class ShmLink extends ForwardingLink {
 
     private static final System.Logger LOG = System.getLogger(ShmLink.class.getName());
     private static final Listener NO_LISTENER = e -> { };
+    /** The ring's clock, read only for a record being written (an empty ring's poll reads none). */
+    private static final LongSupplier CLOCK = System::nanoTime;
 
     private final Path dir;
     private final int localIp;
@@ -381,12 +384,11 @@ public final class ShmLink extends ForwardingLink {
             segmentsOf = bufs;
         }
         int want = Link.batchCount(bufs, max);
-        long now = System.nanoTime();
         Listener l = listener;
         int r = 0;
         try {
             while (r < want) {
-                int length = ring.poll(segments[r], now);
+                int length = ring.poll(segments[r], CLOCK);
                 if (length < 0) {
                     break;
                 }

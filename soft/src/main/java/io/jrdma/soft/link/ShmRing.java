@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.util.function.LongSupplier;
 
 /**
  * A many-to-one ring of RoCEv2 datagrams in memory that several processes map: the receive queue of a device's
@@ -350,12 +351,13 @@ public final class ShmRing {
 
     /**
      * Takes the record at the head into {@code dst} from its start (room for {@link #MAX_DATA} bytes), zeroes its
-     * bytes in the ring and moves the head past it; padding is skipped on the way.
+     * bytes in the ring and moves the head past it; padding is skipped on the way. {@code clock} is read only for a
+     * record still being written (one left half-written for {@link #STUCK_NS} is skipped).
      *
      * @return the record's length, or -1 when none is ready; see {@link #lastSegment}, {@link #lastIp},
      *         {@link #lastPort}
      */
-    int poll(MemorySegment dst, long nowNs) {
+    int poll(MemorySegment dst, LongSupplier clock) {
         while (true) {
             long at = DATA + (head & mask);
             int length = (int) INT.getVolatile(map, at);
@@ -363,6 +365,7 @@ public final class ShmRing {
                 return -1;
             }
             if (length < 0) { // being written; a sender that died while writing it would block the ring for good
+                long nowNs = clock.getAsLong(); // read only here: an empty ring's poll reads no clock
                 if (stuckHead != head) {
                     stuckHead = head;
                     stuckSinceNs = nowNs;

@@ -49,12 +49,12 @@ class ShmRingTest {
             MemorySegment src = bytes(arena, length, i);
             assertTrue(ring.offer(0x7F000001 + i, 0xC000 + i, i % 3 == 0 ? 1024 : 0, src, 0, length));
             assertTrue(ring.ready());
-            assertEquals(length, ring.poll(dst, 0));
+            assertEquals(length, ring.poll(dst, () -> 0));
             assertEquals(0x7F000001 + i, ring.lastIp());
             assertEquals(0xC000 + i, ring.lastPort());
             assertEquals(i % 3 == 0 ? 1024 : 0, ring.lastSegment());
             assertEquals(-1, MemorySegment.mismatch(src, 0, length, dst, 0, length), "record " + i);
-            assertEquals(-1, ring.poll(dst, 0));
+            assertEquals(-1, ring.poll(dst, () -> 0));
             assertFalse(ring.ready());
             moved += length;
         }
@@ -69,7 +69,7 @@ class ShmRingTest {
         assertTrue(ring.takesRecordsWithoutIcrc());
         MemorySegment src = bytes(arena, 10, 4);
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
-        assertEquals(10, ring.poll(arena.allocate(ShmRing.MAX_DATA), 0));
+        assertEquals(10, ring.poll(arena.allocate(ShmRing.MAX_DATA), () -> 0));
         assertEquals(0, ring.lastFlags(), "a record offered whole keeps its ICRCs");
     }
 
@@ -84,7 +84,7 @@ class ShmRingTest {
         assertTrue(ring.offer(1, 2, 0, all, new long[] {a.address(), b.address(), c.address()},
                 new int[] {12, 4096, 4}, 3, 4112, ShmRing.FLAG_NO_ICRC));
         MemorySegment dst = arena.allocate(ShmRing.MAX_DATA);
-        assertEquals(4112, ring.poll(dst, 0));
+        assertEquals(4112, ring.poll(dst, () -> 0));
         assertEquals(ShmRing.FLAG_NO_ICRC, ring.lastFlags(), "the sender's flag travels with the record");
         byte[] want = new byte[4112];
         MemorySegment.copy(a, ValueLayout.JAVA_BYTE, 0, want, 0, 12);
@@ -104,12 +104,12 @@ class ShmRingTest {
         }
         assertEquals(CAPACITY / 60_032, taken, "records of 60,032 bytes with their headers");
         MemorySegment dst = arena.allocate(ShmRing.MAX_DATA);
-        assertEquals(60_000, ring.poll(dst, 0));
+        assertEquals(60_000, ring.poll(dst, () -> 0));
         assertTrue(ring.offer(1, 2, 0, src, 0, 60_000), "room again after one was read");
         for (int i = 0; i < taken; i++) {
-            assertEquals(60_000, ring.poll(dst, 0));
+            assertEquals(60_000, ring.poll(dst, () -> 0));
         }
-        assertEquals(-1, ring.poll(dst, 0));
+        assertEquals(-1, ring.poll(dst, () -> 0));
     }
 
     @Test
@@ -144,7 +144,7 @@ class ShmRingTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         int got = 0;
         while (got < senders * each && System.nanoTime() < deadline) {
-            int length = receiver.poll(dst, System.nanoTime());
+            int length = receiver.poll(dst, System::nanoTime);
             if (length < 0) {
                 Thread.onSpinWait();
                 continue;
@@ -162,7 +162,7 @@ class ShmRingTest {
             t.join(TimeUnit.SECONDS.toMillis(30));
         }
         assertEquals(senders * each, got, "records received");
-        assertEquals(-1, receiver.poll(dst, System.nanoTime()));
+        assertEquals(-1, receiver.poll(dst, System::nanoTime));
     }
 
     @Test
@@ -178,11 +178,11 @@ class ShmRingTest {
         assertTrue(ring.offer(5, 6, 0, src, 0, 100));
         MemorySegment dst = arena.allocate(ShmRing.MAX_DATA);
         long t0 = 1_000_000_000_000L;
-        assertEquals(-1, ring.poll(dst, t0), "in progress: wait");
-        assertEquals(-1, ring.poll(dst, t0 + ShmRing.STUCK_NS - 1), "not yet a second");
-        assertEquals(100, ring.poll(dst, t0 + ShmRing.STUCK_NS), "skipped, then the next record");
+        assertEquals(-1, ring.poll(dst, () -> t0), "in progress: wait");
+        assertEquals(-1, ring.poll(dst, () -> t0 + ShmRing.STUCK_NS - 1), "not yet a second");
+        assertEquals(100, ring.poll(dst, () -> t0 + ShmRing.STUCK_NS), "skipped, then the next record");
         assertEquals(5, ring.lastIp());
-        assertEquals(-1, ring.poll(dst, t0 + ShmRing.STUCK_NS));
+        assertEquals(-1, ring.poll(dst, () -> t0 + ShmRing.STUCK_NS));
     }
 
     @Test
@@ -193,7 +193,7 @@ class ShmRingTest {
         map.set(ValueLayout.JAVA_INT, ShmRing.DATA, 64);
         map.set(ValueLayout.JAVA_INT, ShmRing.DATA + 4, 1_000_000);
         ShmRing ring = new ShmRing(map);
-        assertThrows(IllegalStateException.class, () -> ring.poll(arena.allocate(ShmRing.MAX_DATA), 0));
+        assertThrows(IllegalStateException.class, () -> ring.poll(arena.allocate(ShmRing.MAX_DATA), () -> 0));
     }
 
     @Test
@@ -203,7 +203,7 @@ class ShmRingTest {
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
         assertFalse(ring.claimDoorbell(), "nobody sleeps");
         MemorySegment dst = arena.allocate(ShmRing.MAX_DATA);
-        assertEquals(10, ring.poll(dst, 0));
+        assertEquals(10, ring.poll(dst, () -> 0));
         assertFalse(ring.sleeping(), "empty: the receiver may sleep");
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
         assertFalse(ring.doorbellOnItsWay(), "not rung yet");
@@ -233,10 +233,10 @@ class ShmRingTest {
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
         assertFalse(ring.claimDoorbell(), "the yielding poller takes it: no doorbell for the sleeper");
         assertTrue(ring.yieldEnded(), "back from the yield: a record waits");
-        assertEquals(10, ring.poll(dst, 0));
+        assertEquals(10, ring.poll(dst, () -> 0));
         assertTrue(ring.offer(1, 2, 0, src, 0, 10));
         assertTrue(ring.claimDoorbell(), "no poller yields now: the sleeper is rung");
-        assertEquals(10, ring.poll(dst, 0));
+        assertEquals(10, ring.poll(dst, () -> 0));
         ring.yieldStarted();
         assertFalse(ring.yieldEnded(), "nothing came during this yield");
         ring.awake();
