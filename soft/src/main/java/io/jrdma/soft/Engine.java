@@ -434,19 +434,19 @@ final class Engine implements AutoCloseable {
                 continue;
             }
             passFirst = false;
-            if (parked) {
-                parked = false;
-                parkNs = FIRST_PARK_NS;
-                takeovers++; // only this thread writes it
-            }
             int work;
             if (adaptive) {
-                if (!lock.tryLock()) { // a caller or the control path has it; the next turn looks again
-                    LockSupport.parkNanos(FIRST_PARK_NS);
+                if (!lock.tryLock()) { // a caller (or the control path) is in a pass: no takeover, the park goes on
+                    LockSupport.parkNanos(parked ? parkNs : FIRST_PARK_NS);
                     continue;
                 }
             } else {
                 lock.lock();
+            }
+            if (parked) {
+                parked = false;
+                parkNs = FIRST_PARK_NS;
+                takeovers++; // only this thread writes it
             }
             try {
                 if (doorbellRung) {
