@@ -39,7 +39,8 @@ class ShmRingFileTest {
         assertNotNull(sender);
         MemorySegment bytes = Arena.ofAuto().allocate(100);
         assertTrue(sender.ring().offer(7, 8, 0, bytes, 0, 100));
-        assertEquals(100, own.ring().poll(Arena.ofAuto().allocate(ShmRing.MAX_DATA), () -> 0), "one ring, two mappings");
+        assertEquals(100, own.ring().poll(Arena.ofAuto().allocate(ShmRing.MAX_DATA), () -> 0),
+                "one ring, two mappings");
         own.close();
         assertTrue(sender.ring().closed(), "the sender sees its peer gone");
         assertFalse(Files.exists(ShmRingFile.path(dir, IP, 4791)));
