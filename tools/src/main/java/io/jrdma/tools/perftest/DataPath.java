@@ -497,7 +497,7 @@ final class DataPath {
         // the clock is read once a wait has lasted CLOCK_START polls and every CLOCK_POLLS empty polls after, not
         // in each, nor once a message: perftest's loops read none, and on the emulated guests of the native
         // provider's overhead runs the reads (vDSO clock_gettime) were 6.8 % of the client's CPU samples, more
-        // than libibverbs' provider (docs/benchmarks); on a PVM host, a tenth of a soft ib_send_lat's
+        // than libibverbs' provider; on a PVM host, 6 % of a soft ib_send_lat process's (docs/benchmarks)
         long polls = idlePolls;
         if (polls == CLOCK_START) {
             lastProgressNs = System.nanoTime();
