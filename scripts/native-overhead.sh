@@ -6,7 +6,8 @@
 # A benchmark, not a test: it asserts nothing. The guests are emulated (TCG): compare ratios only.
 #
 #   scripts/native-overhead.sh [ROUNDS] [ITERS]      # defaults 3 rounds, 20000 iterations (ib_write_bw: ITERS/10)
-# Environment: RXE_LAB (the rxe-lab script), KEEP_LAB=1 (leave the VMs up), LOGS=DIR.
+# Environment: RXE_LAB (the rxe-lab script), KEEP_LAB=1 (leave the VMs up), LOGS=DIR, TESTS="ib_send_lat ..." (a
+# subset, by name), SETTLE=S (seconds the guests rest before each run, default 5).
 set -uo pipefail
 
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -48,6 +49,7 @@ pair() {
         jrdma:*) cmd="env JRDMA_PROVIDER=ibverbs $JAVA $test $args" ;;
     esac
     local tag="$impl-$test-$n"
+    sleep "${SETTLE:-5}" # the last run's processes have exited; their teardown in the guests should be over too
     "$lab" exec --vm 1 --timeout 300 -n -- "$cmd" >"$logs/$tag.server" 2>&1 &
     local spid=$!
     "$lab" exec --vm 1 --timeout 160 -n -- "rxelab-wait-listen 18515 150" >/dev/null 2>&1
@@ -76,6 +78,11 @@ declare -A runs ratios round
 tests=("rc_pingpong|-d rxe0 -g 1 -n $iters -s 64|usec/iter"
     "ib_send_lat|-d rxe0 -x 1 -n $iters -s 2|t_typical usec"
     "ib_write_bw|-d rxe0 -x 1 -n $((iters / 10)) -s 65536|MB/s")
+if [[ -n ${TESTS:-} ]]; then
+    kept=()
+    for t in "${tests[@]}"; do [[ " $TESTS " == *" ${t%%|*} "* ]] && kept+=("$t"); done
+    tests=("${kept[@]}")
+fi
 for ((n = 1; n <= rounds; n++)); do
     for t in "${tests[@]}"; do
         IFS='|' read -r test args unit <<<"$t"
