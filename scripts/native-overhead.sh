@@ -13,6 +13,19 @@ set -uo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 rounds=${1:-3}
 iters=${2:-20000}
+tests=("rc_pingpong|-d rxe0 -g 1 -n $iters -s 64|usec/iter"
+    "ib_send_lat|-d rxe0 -x 1 -n $iters -s 2|t_typical usec"
+    "ib_write_bw|-d rxe0 -x 1 -n $((iters / 10)) -s 65536|MB/s")
+if [[ -n ${TESTS:-} ]]; then
+    kept=()
+    for t in "${tests[@]}"; do [[ " $TESTS " == *" ${t%%|*} "* ]] && kept+=("$t"); done
+    if ((${#kept[@]} == 0)); then
+        echo "native-overhead: TESTS='$TESTS' names none of rc_pingpong ib_send_lat ib_write_bw" >&2
+        exit 2
+    fi
+    tests=("${kept[@]}")
+fi
+[[ ${SETTLE:-5} =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "native-overhead: SETTLE='$SETTLE' is not seconds" >&2; exit 2; }
 lab=${RXE_LAB:-}
 for c in "$root/../shared/rxe-lab/rxe-lab" "$root/../../shared/rxe-lab/rxe-lab" /work/shared/rxe-lab/rxe-lab; do
     [[ -z "$lab" && -x "$c" ]] && lab=$c
@@ -75,14 +88,6 @@ cost() {
 }
 
 declare -A runs ratios round
-tests=("rc_pingpong|-d rxe0 -g 1 -n $iters -s 64|usec/iter"
-    "ib_send_lat|-d rxe0 -x 1 -n $iters -s 2|t_typical usec"
-    "ib_write_bw|-d rxe0 -x 1 -n $((iters / 10)) -s 65536|MB/s")
-if [[ -n ${TESTS:-} ]]; then
-    kept=()
-    for t in "${tests[@]}"; do [[ " $TESTS " == *" ${t%%|*} "* ]] && kept+=("$t"); done
-    tests=("${kept[@]}")
-fi
 for ((n = 1; n <= rounds; n++)); do
     for t in "${tests[@]}"; do
         IFS='|' read -r test args unit <<<"$t"
