@@ -26,9 +26,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A peer process killed mid-stream (issue 18: {@code ib_write_bw} whose server got {@code kill -9} left the client
  * retransmitting for good, retry_cnt 7). The requester streams 64 KiB RDMA WRITEs into a {@link SoakPeerMain} child,
- * the child is killed with {@link Process#destroyForcibly()}, and the outstanding WRs must then complete: the oldest
- * unacknowledged one with RETRY_EXC_ERR within about (retry_cnt + 1) local ACK timeouts, the rest with WR_FLUSH_ERR,
- * every signaled WR exactly once, in order, after the successes of those acknowledged before the kill.
+ * the child is killed with {@link Process#destroyForcibly()}, and the requester goes on posting: the oldest
+ * unacknowledged WR must then complete with RETRY_EXC_ERR within about (retry_cnt + 1) local ACK timeouts, the rest
+ * with WR_FLUSH_ERR, every signaled WR exactly once, in order, after the successes of those acknowledged before the
+ * kill. The WRs outstanding at the kill may all have been acknowledged before the child died (its engine had them
+ * and the ACKs were in our socket), so the WRs posted after the kill are the ones certain to fail.
  */
 @Tag("slow")
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -39,6 +41,7 @@ class DeadPeerTest {
     private static final int CHUNK = 64 << 10;
     private static final int DEPTH = 16;
     private static final int BEFORE_KILL = 300;
+    private static final int TOTAL = BEFORE_KILL + 2 * DEPTH; // more than can be outstanding at the kill
 
     @Test
     void aKilledPeerShouldFailTheOutstandingWritesWithRetryExceededBadFlow() throws Exception {
@@ -66,11 +69,12 @@ class DeadPeerTest {
             List<WorkCompletion> done = new ArrayList<>();
             WorkCompletion[] wcs = {new WorkCompletion()};
             long posted = 0;
+            long postedAtKill = -1;
             long killedAt = 0;
             long failedAt = 0;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (done.size() < posted || killedAt == 0) {
-                if (killedAt == 0 && posted - done.size() < DEPTH) {
+            while (done.size() < posted || posted < TOTAL) {
+                if (posted < TOTAL && posted - done.size() < DEPTH) {
                     me.qp.postSend(new SendWr().wrId(posted).opcode(WrOpcode.RDMA_WRITE)
                             .sendFlags(SendFlags.SIGNALED).sg(new Sge(me.addr(0), CHUNK, me.mr.lkey()))
                             .remoteAddr(peerAddr + (posted % DEPTH) * CHUNK).rkey(peerRkey));
@@ -86,6 +90,7 @@ class DeadPeerTest {
                     child.destroyForcibly();
                     assertTrue(child.waitFor(20, TimeUnit.SECONDS), "the child did not die");
                     killedAt = System.nanoTime();
+                    postedAtKill = posted;
                 }
                 assertTrue(System.nanoTime() < deadline, () -> "still running 60 s on: " + done.size() + " of "
                         + "posted WRs completed; counters " + me.ctx.counters());
@@ -102,7 +107,12 @@ class DeadPeerTest {
                         : i == firstError ? WcStatus.RETRY_EXC_ERR : WcStatus.WR_FLUSH_ERR;
                 assertEquals(want, wc.status(), wc.toString());
             }
-            assertTrue(firstError >= BEFORE_KILL, "a WR failed before the kill: " + done.get(firstError));
+            int failed = firstError;
+            long atKill = postedAtKill;
+            assertTrue(failed >= 0, () -> "no WR failed: all " + done.size() + " succeeded, " + (TOTAL - atKill)
+                    + " of them posted after the kill; counters " + me.ctx.counters());
+            assertTrue(failed >= BEFORE_KILL, () -> "a WR failed before the kill: " + done.get(failed));
+            assertTrue(failed <= atKill, () -> "WR " + atKill + ", posted after the kill, succeeded");
             assertEquals(QpState.ERR, me.qp.state());
             assertEquals(1, me.ctx.counters().get(Counter.RETRY_EXCEEDED_ERR));
             long bound = (RETRY_CNT + 1) * Requester.ackTimeoutNs(TIMEOUT) + TimeUnit.SECONDS.toNanos(2);
