@@ -28,6 +28,8 @@ final class Engine implements AutoCloseable {
     private static final long MAX_POLL_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Adaptive mode: callers that ran a pass this recently are driving the engine, and its thread stays parked. */
     static final long CALLER_ACTIVE_NS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** Adaptive mode: ... and so are callers whose last one's thread is still runnable (a poller that lost its CPU). */
+    static final long CALLER_RUNNABLE_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Adaptive mode: the engine thread's park while callers drive grows from the first to the longest. */
     private static final long FIRST_PARK_NS = CALLER_ACTIVE_NS;
     private static final long LONGEST_PARK_NS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -77,6 +79,7 @@ final class Engine implements AutoCloseable {
     private volatile boolean callerWaiting;
     /** Adaptive mode: when ({@link System#nanoTime}) a caller last ran, or tried to run, a pass. */
     private volatile long callerPassNs = System.nanoTime() - LONGEST_PARK_NS;
+    private volatile Thread callerThread = Thread.currentThread(); // the caller that last recorded callerPassNs
     /** When the last caller's poll began: its pass and its back-off share that one read of the clock (any caller). */
     private long callerNowNs;
     /** Adaptive mode: the engine thread's next park while callers drive (its own, not shared). */
@@ -125,14 +128,18 @@ final class Engine implements AutoCloseable {
 
     /**
      * Whether the callers' threads are driving the engine now: always in invoker mode, in adaptive mode while one
-     * waits for an event or ran a pass within {@link #CALLER_ACTIVE_NS}.
+     * waits for an event or ran a pass within {@link #CALLER_ACTIVE_NS}, or within {@link #CALLER_RUNNABLE_NS} from a
+     * thread that is still runnable.
      */
     boolean callersDrive() {
         return switch (threading) {
             case INVOKER -> true;
             case DEDICATED -> false;
-            case ADAPTIVE -> callerWaiting || callerWaitTaken.get()
-                    || System.nanoTime() - callerPassNs < CALLER_ACTIVE_NS;
+            case ADAPTIVE -> {
+                long since = System.nanoTime() - callerPassNs;
+                yield callerWaiting || callerWaitTaken.get() || since < CALLER_ACTIVE_NS
+                        || since < CALLER_RUNNABLE_NS && callerThread.getState() == Thread.State.RUNNABLE;
+            }
         };
     }
 
@@ -203,6 +210,7 @@ final class Engine implements AutoCloseable {
     /** Records that a caller drives the engine now; a volatile write only every {@link #CALLER_MARK_NS}. */
     private void markCaller(long now) {
         if (threading == Threading.ADAPTIVE && now - callerPassNs > CALLER_MARK_NS) {
+            callerThread = Thread.currentThread(); // before the time: a reader that sees the time sees this caller
             callerPassNs = now;
         }
     }
@@ -210,10 +218,8 @@ final class Engine implements AutoCloseable {
     /**
      * Passes on the calling thread while the lock is free and the doorbell rings: one, and another whenever a post
      * rang it during the last (its poster found the lock taken). A pass that only sends ({@link #RX_NONE}) is the
-     * post's own; the next poll receives, one system call sooner on a request's way out. The first pass takes the
-     * caller's reading of the clock ({@code now}) where the engine's clock is the system's.
-     *
-     * @return the work done, or -1 when another thread held the lock (it sees the rung bell)
+     * post's own. The first takes the caller's clock reading ({@code now}) where the engine's clock is the system's.
+     * Returns the work done, or -1 when another thread held the lock (it sees the rung bell).
      */
     private int passWhileRung(int rx, long now) {
         int work = -1;
@@ -278,11 +284,9 @@ final class Engine implements AutoCloseable {
 
     /**
      * After a caller's pass that did {@code work} (-1: none ran), whose poll {@code found} completions or not. Adaptive
-     * mode, the callers' passes and this poll empty for their spin budget ({@link CallerBackoff}): a wait up to
-     * {@link #CALLER_WAIT_NS} on the socket, which the next datagram ends, or on contended cores in a bulk transfer a
-     * {@link CallerBackoff#MODERATED_NS} sleep (interrupt moderation: a poller woken by every datagram takes the CPU
-     * from the sender after each); then a pass takes in what ended it. Returns that pass's work (or that of the pass
-     * after a yield that saw a record come), else -1.
+     * mode, the passes empty for their spin budget ({@link CallerBackoff}): a wait up to {@link #CALLER_WAIT_NS} on the
+     * socket, or on contended cores in a bulk transfer a {@link CallerBackoff#MODERATED_NS} sleep (interrupt
+     * moderation); then a pass takes in what ended it. Returns that pass's work (or the one after a yield), else -1.
      */
     int callerIdle(int work, boolean found, SoftCq cq) {
         if (threading == Threading.DEDICATED) {
@@ -347,14 +351,11 @@ final class Engine implements AutoCloseable {
     }
 
     /**
-     * For a thread that waits for an event up to {@code leftNs} (not in dedicated mode): a pass, and when it finds
-     * nothing to do, a wait on the socket. When nothing can need the engine within two kernel ticks (no timer due, the
-     * caller waits that long), a receive that sleeps until the first datagram, the nearest timer or the deadline and
-     * takes the datagram in the same call ({@link Link#receiveWaitNs}, {@link Link#receiveWaitLimit}); a post from
-     * another thread wakes it ({@link #doorbell}), so does a thread that needs the device lock ({@link #wakeWaiter},
-     * through {@link DeviceLock}). Otherwise a poll of at most a millisecond, and the next pass receives. Another
-     * thread in the engine: parks briefly instead. In adaptive mode the engine thread stays parked meanwhile.
-     * Returns the work done (0 after a wait that ended without work).
+     * For a thread that waits for an event up to {@code leftNs} (not dedicated): a pass, and when it finds nothing, a
+     * wait on the socket. When nothing can need the engine within two kernel ticks, a receive that sleeps until the
+     * first datagram, the nearest timer or the deadline and takes the datagram ({@link Link#receiveWaitLimit}); a post
+     * from another thread wakes it ({@link #doorbell}), so does one that needs the lock ({@link #wakeWaiter}). Else a
+     * poll of at most a millisecond. Another thread in the engine: parks briefly instead. Returns the work done.
      */
     int progressOrWait(long leftNs) {
         callerWaiting = threading == Threading.ADAPTIVE;
