@@ -3,11 +3,7 @@ package io.jrdma.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jrdma.verbs.RecvWr;
-import io.jrdma.verbs.WcOpcode;
-import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
@@ -42,17 +38,16 @@ class AdaptiveTakeoverTest extends AdaptiveThreadingBase {
             prepost(a, a.qp);
             prepost(b, b.qp);
             runBoth(() -> exchange(a, a.qp, 2_000, true), () -> exchange(b, b.qp, 2_000, false));
-            long[] seen = new long[2]; // takeovers from the first gap to the last; stalls of a millisecond
-            LongSupplier takeovers = () -> a.ctx.engine.takeovers(); // the side with the gaps
-            long gapNs = TimeUnit.MICROSECONDS.toNanos(600);
-            runBoth(() -> exchangeWithGaps(a, batches * 20, true, gapNs, takeovers, seen),
-                    () -> exchangeWithGaps(b, batches * 20, false, 0, takeovers, seen));
-            String figures = seen[0] + " takeovers in " + (batches - 1) + " gaps of about 600 us; " + seen[1]
-                    + " times it went " + TimeUnit.NANOSECONDS.toMicros(STALL_NS) + " us or more without a poll";
+            Gaps gaps = new Gaps(batches * 20, TimeUnit.MICROSECONDS.toNanos(600), a.ctx.engine::takeovers);
+            runBoth(() -> exchange(a, a.qp, batches * 20, true, gaps), () -> exchange(b, b.qp, batches * 20, false));
+            String figures = gaps.takeovers + " takeovers in " + (batches - 1) + " gaps of about 600 us; "
+                    + gaps.stalls + " times it went " + TimeUnit.NANOSECONDS.toMicros(STALL_NS)
+                    + " us or more without a poll";
             System.out.println("adaptive, a caller polling with gaps: " + figures);
             // 0 - 6 takeovers here in most runs, 29 - 118 with the old rule; a caller that the host kept from polling
             // for a millisecond (a gap stretched, a loaded host's preemption) may rightly be taken over from
-            assertTrue(seen[0] <= seen[1] + 6, "a caller that polls with short gaps still drives: " + figures);
+            assertTrue(gaps.takeovers <= gaps.stalls + 6, "a caller that polls with short gaps still drives: "
+                    + figures);
             assertQuiet(a);
             assertQuiet(b);
         }
@@ -95,58 +90,43 @@ class AdaptiveTakeoverTest extends AdaptiveThreadingBase {
     }
 
     /**
-     * {@link #exchange} on {@code p.qp} ({@code n} round trips), whose initiating side stops polling for {@code gapNs}
-     * after every 20 answers, its thread runnable meanwhile (a spin: as a caller whose CPU another thread took). The
-     * initiator puts in {@code seen[0]} the takeovers from its first gap to its last (the test's threads starting and
-     * ending are not the gaps') and in {@code seen[1]} how many times it went {@link #STALL_NS} or more between two
-     * polls (a gap the host stretched, a preemption), which rightly lets its engine thread in.
+     * The initiating side's hook: after every 20 answers it stops polling for {@code gapNs}, its thread runnable
+     * meanwhile (a spin: as a caller whose CPU another thread took). It counts the takeovers from its first gap to its
+     * last (the test's threads starting and ending are not the gaps') and how many times it went {@link #STALL_NS} or
+     * more between two polls (a gap the host stretched, a preemption), which rightly lets its engine thread in.
      */
-    private static void exchangeWithGaps(Peer p, int n, boolean initiator, long gapNs, LongSupplier takeovers,
-            long[] seen) {
-        WorkCompletion[] wcs = wcs(8);
-        long deadline = System.nanoTime() + WAIT_NS;
-        long received = 0;
-        long sendsDone = 0;
-        long sent = initiator ? sendNext(p, p.qp, 0, 0) : 0;
-        long first = -1;
-        long stalls = 0;
-        long lastPoll = System.nanoTime();
-        while (received < n || sendsDone < sent) {
-            int k = p.cq.poll(wcs);
-            long now = System.nanoTime();
-            stalls += now - lastPoll >= STALL_NS ? 1 : 0;
-            lastPoll = now;
-            for (int j = 0; j < k; j++) {
-                WorkCompletion wc = wcs[j];
-                assertEquals(WcStatus.SUCCESS, wc.status(), () -> wc + "; " + p.ctx.counters());
-                if (wc.opcode() != WcOpcode.RECV) {
-                    sendsDone++;
-                    continue;
-                }
-                long seq = p.buf.get(ValueLayout.JAVA_LONG, wc.wrId() * 64);
-                assertEquals(received, seq, "in order, each once");
-                received++;
-                p.qp.postRecv(new RecvWr().wrId(wc.wrId()).sg(sge(p, wc.wrId() * 64, 64)));
-                if (initiator && received % 20 == 0 && received < n) {
-                    first = first < 0 ? takeovers.getAsLong() : first;
-                    seen[0] = takeovers.getAsLong() - first;
-                    long gapStart = System.nanoTime();
-                    while (System.nanoTime() - gapStart < gapNs) {
-                        Thread.onSpinWait();
-                    }
-                }
-                if (!initiator || received < n) {
-                    sent = sendNext(p, p.qp, initiator ? received : seq, sent);
-                }
-                deadline = System.nanoTime() + WAIT_NS;
-            }
-            if (k == 0 && now > deadline) {
-                throw new AssertionError("round trip " + received + " of " + n + " stalled for 20 s; "
-                        + p.ctx.counters());
-            }
+    private static final class Gaps implements ExchangeHook {
+        private final int n;
+        private final long gapNs;
+        private final LongSupplier takeoversSoFar;
+        private long first = -1;
+        private long lastPoll = -1;
+        long takeovers;
+        long stalls;
+
+        Gaps(int n, long gapNs, LongSupplier takeoversSoFar) {
+            this.n = n;
+            this.gapNs = gapNs;
+            this.takeoversSoFar = takeoversSoFar;
         }
-        if (initiator) {
-            seen[1] = stalls;
+
+        @Override
+        public void polled(long now) {
+            stalls += lastPoll >= 0 && now - lastPoll >= STALL_NS ? 1 : 0;
+            lastPoll = now;
+        }
+
+        @Override
+        public void answered(long received) {
+            if (received % 20 != 0 || received >= n) {
+                return;
+            }
+            first = first < 0 ? takeoversSoFar.getAsLong() : first;
+            takeovers = takeoversSoFar.getAsLong() - first;
+            long gapStart = System.nanoTime();
+            while (System.nanoTime() - gapStart < gapNs) {
+                Thread.onSpinWait();
+            }
         }
     }
 }

@@ -78,12 +78,36 @@ abstract class AdaptiveThreadingBase {
         return w;
     }
 
+    /** What an {@link #exchange} side does besides it: told of each poll and of each message it got. */
+    interface ExchangeHook {
+        /** A poll of the CQ returned at {@code now}. */
+        void polled(long now);
+
+        /** The {@code received}-th message came, before this side sends its next (or its echo). */
+        void answered(long received);
+    }
+
+    private static final ExchangeHook NO_HOOK = new ExchangeHook() {
+        @Override
+        public void polled(long now) {
+        }
+
+        @Override
+        public void answered(long received) {
+        }
+    };
+
     /**
      * {@code n} round trips of an 8-byte SEND on {@code qp}, driven by polling its peer's CQ: the initiator sends
      * i and waits for i back, the other side echoes what it gets. Receives rotate over the {@link #RECVS} slots
      * {@link #prepost} posted (before either side starts: no RNR NAK).
      */
     static long exchange(Peer p, QueuePair qp, int n, boolean initiator) {
+        return exchange(p, qp, n, initiator, NO_HOOK);
+    }
+
+    /** {@link #exchange(Peer, QueuePair, int, boolean)}, telling {@code hook} of each poll and each message. */
+    static long exchange(Peer p, QueuePair qp, int n, boolean initiator, ExchangeHook hook) {
         WorkCompletion[] wcs = wcs(8);
         long deadline = System.nanoTime() + WAIT_NS;
         long last = System.nanoTime();
@@ -96,6 +120,7 @@ abstract class AdaptiveThreadingBase {
         }
         while (received < n || sendsDone < sent) {
             int k = p.cq.poll(wcs);
+            hook.polled(System.nanoTime());
             for (int j = 0; j < k; j++) {
                 WorkCompletion wc = wcs[j];
                 if (wc.status() != WcStatus.SUCCESS) {
@@ -106,6 +131,7 @@ abstract class AdaptiveThreadingBase {
                     assertEquals(received, seq, "messages in order, each once");
                     received++;
                     qp.postRecv(new RecvWr().wrId(wc.wrId()).sg(sge(p, wc.wrId() * 64, 64)));
+                    hook.answered(received);
                     if (!initiator || received < n) {
                         sent = sendNext(p, qp, initiator ? received : seq, sent);
                     }
