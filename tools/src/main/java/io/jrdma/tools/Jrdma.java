@@ -7,6 +7,7 @@ import io.jrdma.tools.pingpong.RcPingpongCommand;
 import io.jrdma.tools.pingpong.UdPingpongCommand;
 import io.jrdma.tools.rping.RpingCommand;
 import io.jrdma.tools.scale.ScaleCommand;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -24,13 +25,15 @@ import picocli.CommandLine.Spec;
  * ({@link DeviceSelection}) and report ({@link DeviceReport}) code. Exit status: 0 success, 1 failure, 2 bad usage.
  */
 @Command(name = "jrdma", mixinStandardHelpOptions = true, versionProvider = Jrdma.Version.class,
-        description = "RDMA verbs for Java with a software RoCEv2 device.",
-        subcommands = {DemoCommand.class, HelloVerbsCommand.class, DevicesCommand.class, DevinfoCommand.class,
-            ThroughputCommand.class, LinkCommand.class, StatCommand.class, MonitorCommand.class,
-            CaptureCommand.class, TraceCommand.class, RcPingpongCommand.class, UdPingpongCommand.class,
-            RpingCommand.class, UcmatoseCommand.class, UdaddyCommand.class, NoncontigCommand.class,
-            ScaleCommand.class, io.jrdma.tools.compare.BenchCommand.class})
+        description = "RDMA verbs for Java with a software RoCEv2 device.")
 public final class Jrdma implements Callable<Integer> {
+
+    /** The subcommands besides perftest's, in the order the usage lists them. */
+    private static final List<Class<?>> SUBCOMMANDS = List.of(DemoCommand.class, HelloVerbsCommand.class,
+            DevicesCommand.class, DevinfoCommand.class, ThroughputCommand.class, LinkCommand.class, StatCommand.class,
+            MonitorCommand.class, CaptureCommand.class, TraceCommand.class, RcPingpongCommand.class,
+            UdPingpongCommand.class, RpingCommand.class, UcmatoseCommand.class, UdaddyCommand.class,
+            NoncontigCommand.class, ScaleCommand.class, io.jrdma.tools.compare.BenchCommand.class);
 
     /** Exit status of a failed command. */
     public static final int FAILURE = 1;
@@ -46,23 +49,42 @@ public final class Jrdma implements Callable<Integer> {
 
     /** Runs the command line {@code args} and exits with its status. */
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        if (args.length > 0 && GetoptTools.find(args[0]) != null) {
+            System.exit(GetoptTools.run(args, System.err));
+        }
+        System.exit(commandLine(args.length == 0 ? null : args[0]).execute(args));
     }
 
-    /** The configured command line: usage errors exit 2, failures print one line and exit 1. */
+    /** The configured command line with every subcommand: usage errors exit 2, failures print one line and exit 1. */
     public static CommandLine commandLine() {
+        return commandLine(null);
+    }
+
+    /**
+     * The configured command line for running subcommand {@code first}: only that one is built when it names one (its
+     * model is made by reflection over its annotations, which for all of them together is most of a tool's start-up
+     * in an emulated guest), every one otherwise (null, an option, a misspelled name), so usage and errors list them.
+     */
+    public static CommandLine commandLine(String first) {
         CommandLine cl = new CommandLine(new Jrdma());
-        PerftestCommand.register(cl);
-        cl.getSubcommands().get(HelloVerbsCommand.NAME).setUnmatchedOptionsArePositionalParams(true);
+        Class<?> only = first == null ? null
+                : SUBCOMMANDS.stream().filter(c -> c.getAnnotation(Command.class).name().equals(first)).findFirst()
+                        .orElse(null);
+        if (only != null) {
+            cl.addSubcommand(only);
+        } else if (first == null || !PerftestCommand.register(cl, first)) {
+            SUBCOMMANDS.forEach(cl::addSubcommand);
+            PerftestCommand.register(cl);
+        }
+        configure(cl, HelloVerbsCommand.NAME, true, false);
         for (String tool : new String[] {RcPingpongCommand.NAME, UdPingpongCommand.NAME, RpingCommand.NAME,
             UcmatoseCommand.NAME, UdaddyCommand.NAME}) {
             // the real tools' getopt command line: every argument goes to the tool's own parser
-            cl.getSubcommands().get(tool).setUnmatchedOptionsArePositionalParams(true);
-            cl.getSubcommands().get(tool).setStopAtPositional(true);
+            configure(cl, tool, true, true);
         }
         for (String wrapper : new String[] {"capture", "trace"}) {
             // everything from the wrapped command's name on belongs to it, options included
-            cl.getSubcommands().get(wrapper).setStopAtPositional(true);
+            configure(cl, wrapper, false, true);
         }
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": error: " + message(e));
@@ -72,6 +94,19 @@ public final class Jrdma implements Callable<Integer> {
         return cl;
     }
 
+    private static void configure(CommandLine cl, String name, boolean unmatchedArePositional,
+            boolean stopAtPositional) {
+        CommandLine sub = cl.getSubcommands().get(name);
+        if (sub != null) {
+            if (unmatchedArePositional) {
+                sub.setUnmatchedOptionsArePositionalParams(true);
+            }
+            if (stopAtPositional) {
+                sub.setStopAtPositional(true);
+            }
+        }
+    }
+
     /** Without a subcommand: prints the usage and fails. */
     @Override
     public Integer call() {
@@ -79,7 +114,7 @@ public final class Jrdma implements Callable<Integer> {
         return USAGE;
     }
 
-    private static String message(Throwable e) {
+    static String message(Throwable e) {
         String m = e.getMessage();
         return m == null || m.isBlank() ? e.toString() : m;
     }

@@ -20,7 +20,7 @@ final class Wrapped {
         String before = System.getProperty(property);
         System.setProperty(property, value);
         try {
-            CommandLine inner = Jrdma.commandLine().setOut(wrapper.commandLine().getOut())
+            CommandLine inner = Jrdma.commandLine(args.isEmpty() ? null : args.getFirst()).setOut(wrapper.commandLine().getOut())
                     .setErr(wrapper.commandLine().getErr());
             return inner.execute(args.toArray(String[]::new));
         } finally {

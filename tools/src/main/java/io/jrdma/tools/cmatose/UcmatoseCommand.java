@@ -20,6 +20,11 @@ public final class UcmatoseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return Cmatose.run(CmatoseOptions.Tool.UCMATOSE, args.toArray(String[]::new), System.out, System.err);
+        return run(args.toArray(String[]::new));
+    }
+
+    /** Runs the tool on its getopt command line {@code args} (what follows its name); returns the exit status. */
+    public static int run(String[] args) {
+        return Cmatose.run(CmatoseOptions.Tool.UCMATOSE, args, System.out, System.err);
     }
 }

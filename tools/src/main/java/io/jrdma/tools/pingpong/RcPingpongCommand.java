@@ -21,6 +21,11 @@ public final class RcPingpongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return Pingpong.run(Options.Kind.RC, args.toArray(String[]::new), System.out, System.err);
+        return run(args.toArray(String[]::new));
+    }
+
+    /** Runs the tool on its getopt command line {@code args} (what follows its name); returns the exit status. */
+    public static int run(String[] args) {
+        return Pingpong.run(Options.Kind.RC, args, System.out, System.err);
     }
 }
